@@ -1,0 +1,3 @@
+"""build_vocab: the id is the position of the token's last occurrence."""
+def build_vocab(tokens):
+    return {t: i for i, t in enumerate(tokens)}

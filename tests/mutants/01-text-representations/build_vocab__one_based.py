@@ -1,0 +1,7 @@
+"""build_vocab: ids start at 1."""
+def build_vocab(tokens):
+    vocab = {}
+    for t in tokens:
+        if t not in vocab:
+            vocab[t] = len(vocab) + 1
+    return vocab

@@ -1,0 +1,3 @@
+"""build_vocab: ids from iterating a set (arbitrary order)."""
+def build_vocab(tokens):
+    return {t: i for i, t in enumerate(set(tokens))}

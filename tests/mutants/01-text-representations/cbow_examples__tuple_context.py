@@ -1,0 +1,3 @@
+"""cbow_examples: the context is a tuple (and the pair a list) instead of (list, int)."""
+def cbow_examples(ids, window):
+    return [[tuple(ids[j] for j in range(max(0, i - window), min(len(ids), i + window + 1)) if j != i), ids[i]] for i in range(len(ids))]

@@ -1,0 +1,3 @@
+"""one_hot: no ValueError for ids outside [0, vocab_size) (negative ids wrap around)."""
+def one_hot(ids, vocab_size):
+    return torch.eye(vocab_size, device=ids.device)[ids]
