@@ -195,6 +195,17 @@ class Context:
         """Name of the exception class ``name(*args)`` raises, or None if it returns."""
         raise NotImplementedError
 
+    def raised_method(self, obj, name: str, *args, **kwargs) -> str | None:
+        """Name of the exception class ``obj.name(*args)`` raises, or None if it returns."""
+        raise NotImplementedError
+
+    def expect_raises_method(self, exc_type: type[BaseException], prop: str, obj, name: str, *args, **kwargs) -> None:
+        """The student's ``obj.name(*args)`` must raise ``exc_type`` (e.g. a module's forward)."""
+        raised = self.raised_method(obj, name, *args, **kwargs)
+        if raised != exc_type.__name__:
+            what = "returned" if raised is None else f"raised {raised}"
+            self.fail(prop, f"{name}({', '.join(describe(a) for a in args)}) {what}, expected {exc_type.__name__}")
+
     # ---- failures
     def fail(self, prop: str, detail: str, inputs: str | None = None):
         where = f" on input {inputs}" if inputs else ""
@@ -242,7 +253,12 @@ class LocalContext(Context):
         return obj
 
     def raised(self, name, *args, **kwargs):
-        fn = self._lookup(name)
+        return self._raised(self._lookup(name), name, args, kwargs)
+
+    def raised_method(self, obj, name, *args, **kwargs):
+        return self._raised(getattr(obj, name), name, args, kwargs)
+
+    def _raised(self, fn, name, args, kwargs):
         try:
             with forbidden_calls_tripwire(self.check.forbidden):
                 fn(*args, **kwargs)
