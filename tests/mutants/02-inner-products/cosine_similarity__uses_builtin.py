@@ -1,0 +1,3 @@
+"""cosine_similarity: calls the forbidden F.cosine_similarity."""
+def cosine_similarity(a, b, eps=1e-8):
+    return F.cosine_similarity(a, b, dim=-1, eps=eps)

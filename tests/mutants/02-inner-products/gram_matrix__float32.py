@@ -1,0 +1,4 @@
+"""gram_matrix: casts to float32 (float64 input does not keep its dtype)."""
+def gram_matrix(X):
+    X = X.to(torch.float32)
+    return X @ X.mT

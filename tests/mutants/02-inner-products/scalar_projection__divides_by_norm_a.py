@@ -1,0 +1,3 @@
+"""scalar_projection: divides by the length of a instead of b (projects b onto a)."""
+def scalar_projection(a, b):
+    return (a * b).sum(dim=-1) / a.norm(dim=-1)

@@ -1,0 +1,3 @@
+"""scalar_projection: divides by |b|^2 (the coefficient of the vector projection, not its length)."""
+def scalar_projection(a, b):
+    return (a * b).sum(dim=-1) / (b * b).sum(dim=-1)
