@@ -16,7 +16,6 @@ def kernel_env(device: str | None = None) -> dict:
     """Environment for notebook kernels: the course package importable, optional device."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(COURSE_ROOT), env.get("PYTHONPATH", "")) if p)
-    env.setdefault("MPLBACKEND", "Agg")
     if device:
         env["COURSE_DEVICE"] = device
     return env

@@ -25,7 +25,7 @@ def run(args: list[str], cwd: Path, timeout: int = 900) -> subprocess.CompletedP
     """Run a command with this interpreter's environment (the course venv), capture output."""
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)  # nbgrader_config.py must make the course importable by itself
-    env.setdefault("MPLBACKEND", "Agg")
+    env.pop("MPLBACKEND", None)  # kernels must keep their inline backend, or figures vanish
     bindir = str(Path(sys.executable).parent)
     env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
     return subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
