@@ -106,6 +106,8 @@ def show_heatmaps(
                 setter(range(count), labels=list(labels))
             elif count <= 12:
                 setter(range(count))
+        if col_labels is not None and sum(len(str(x)) for x in col_labels) > 2.2 * size * 2:
+            ax.tick_params(axis="x", labelrotation=90)  # long labels would overlap
         if xlabel:
             ax.set_xlabel(xlabel)
         if ylabel and k % ncols == 0:
