@@ -1,0 +1,13 @@
+"""scaled_dot_product_attention: takes d_k from Q.size(1), which is Nq for batched input."""
+
+
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    if Q.shape[-1] != K.shape[-1] or K.shape[-2] != V.shape[-2]:
+        raise ValueError("Q, K must share d_k and K, V must share Nk")
+    scores = Q @ K.mT / math.sqrt(Q.size(1))
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    weights = torch.softmax(scores, dim=-1)
+    if mask is not None:
+        weights = weights.masked_fill(~mask.any(-1, keepdim=True), 0.0)
+    return weights @ V, weights

@@ -1,0 +1,9 @@
+"""score_variance: variance of the individual products q_i k_i (about 1) instead of their sum."""
+
+
+def score_variance(d, n_samples=10000, generator=None):
+    if d < 1 or n_samples < 2:
+        raise ValueError("d >= 1 and n_samples >= 2")
+    q = torch.randn(n_samples, d, generator=generator)
+    k = torch.randn(n_samples, d, generator=generator)
+    return (q * k).var().item()
