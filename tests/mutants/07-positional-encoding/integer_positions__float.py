@@ -1,0 +1,5 @@
+"""integer_positions: returns float positions (arange(1., n + 1)) instead of int64."""
+def integer_positions(n):
+    if n < 1:
+        raise ValueError("n must be positive")
+    return torch.arange(1.0, n + 1)

@@ -1,0 +1,3 @@
+"""integer_positions: returns an empty tensor for n < 1 instead of raising ValueError."""
+def integer_positions(n):
+    return torch.arange(1, n + 1)

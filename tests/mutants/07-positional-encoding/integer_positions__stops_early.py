@@ -1,0 +1,5 @@
+"""integer_positions: arange(1, n) stops at n - 1."""
+def integer_positions(n):
+    if n < 1:
+        raise ValueError("n must be positive")
+    return torch.arange(1, n)

@@ -1,0 +1,5 @@
+"""normalized_positions: no special case for n = 1, so 0 / 0 gives NaN."""
+def normalized_positions(n):
+    if n < 1:
+        raise ValueError("n must be positive")
+    return torch.arange(n, dtype=torch.float32) / (n - 1)
