@@ -1,4 +1,4 @@
-"""Command line: ``python -m autograder {release,check,timings,gpu-check}``."""
+"""Command line: ``python -m autograder {release,check,grade,feedback,timings,gpu-check}``."""
 from __future__ import annotations
 
 import argparse
@@ -9,7 +9,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from .notebooks import COURSE_ROOT, assignments, book_pages, merge_instructor_cells, read, source_path
+from .notebooks import COURSE_ROOT, assignments, book_pages, read, source_path
 
 
 def kernel_env(device: str | None = None) -> dict:
@@ -67,29 +67,28 @@ def assignment_of(path: Path) -> str:
     raise SystemExit(f"cannot tell which assignment {path} belongs to (expected one of {', '.join(known)})")
 
 
-def self_check(path: Path, assignment: str | None = None, timeout: int = 120):
-    """Grade one student notebook with the instructor's hidden tests (self-study)."""
-    from .grading import score_executed
+def self_check(path: Path, assignment: str | None = None, timeout: int = 120, unsafe: bool = False, memory: str | None = None):
+    """Grade one student notebook with the instructor's hidden tests (self-study),
+    in the same sandbox as ``grade`` (see autograder/execution.py)."""
+    from .execution import check_notebook
+    from .sandbox import limits_from_args
 
     assignment = assignment or assignment_of(path)
-    student = read(path)
-    merged, notes = merge_instructor_cells(student, read(source_path(assignment)))
-    with tempfile.TemporaryDirectory(prefix="selfcheck-") as tmp:
-        for extra in path.parent.iterdir():  # data files next to the notebook
-            if extra.is_file() and extra.suffix != ".ipynb":
-                (Path(tmp) / extra.name).write_bytes(extra.read_bytes())
-        execute(merged, Path(tmp), timeout=timeout)
-    report = score_executed(merged, assignment)
-    report.notes.extend(notes)
-    return report
+    return check_notebook(path, assignment, limits_from_args(timeout=timeout, memory=memory), unsafe=unsafe)
 
 
 def cmd_check(args) -> int:
+    from .sandbox import SandboxUnavailable
+
     path = Path(args.notebook).resolve()
     if not path.is_file():
         print(f"no such notebook: {path}", file=sys.stderr)
         return 2
-    report = self_check(path, args.assignment, args.timeout)
+    try:
+        report = self_check(path, args.assignment, args.timeout, args.unsafe, args.memory)
+    except SandboxUnavailable as exc:
+        print(f"check: {exc}", file=sys.stderr)
+        return 2
     print(f"{report.assignment}: {path.name}")
     print(report.table())
     return 0 if report.full_marks else 1
@@ -160,7 +159,13 @@ def main(argv=None) -> int:
     p.add_argument("notebook")
     p.add_argument("--assignment", help="assignment id (default: from the file name)")
     p.add_argument("--timeout", type=int, default=120, help="seconds per cell")
+    p.add_argument("--memory", default=None, help="memory cap of the sandbox, e.g. 4G (default)")
+    p.add_argument("--unsafe", action="store_true", help="run without a sandbox if none is available")
     p.set_defaults(func=cmd_check)
+
+    from .classgrade import add_commands
+
+    add_commands(sub)  # grade, feedback
 
     p = sub.add_parser("timings", help="execute every page and instructor notebook; print a timing table")
     p.add_argument("--device", default=None)

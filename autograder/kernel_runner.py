@@ -1,0 +1,622 @@
+"""The student's kernel: runs inside the sandbox, executes cells, answers the grader.
+
+Started by :mod:`autograder.sandbox` as ``python -I kernel_runner.py CONFIG_JSON``
+with this file and ``wire.py`` bound read-only into the sandbox. It imports
+nothing from the course: only the standard library, torch, NumPy and IPython.
+
+Everything here runs in the student's process, so none of it is trusted: the
+grader treats every reply as data a student may have forged. The runner only
+has to be correct for honest students, and it applies the resource limits
+before any student code exists.
+
+Requests (one JSON frame each, see ``wire.py``) and replies:
+
+* ``run``: execute a cell's code with IPython; reply with its outputs;
+* ``call`` / ``method`` / ``attr``: call a student function, a method of an
+  object the kernel holds, or read an attribute; reply with the value as raw
+  data (tensors as bytes, other objects as handles), the exception it raised,
+  the arguments it modified, and any forbidden library function it called;
+* ``has``: which names are defined; ``release``: forget handles; ``bye``.
+"""
+from __future__ import annotations
+
+import json
+import os
+import resource
+import shutil
+import signal
+import sys
+import threading
+import traceback
+
+CONFIG = json.loads(sys.argv[1])
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import wire  # noqa: E402  (next to this file in the sandbox)
+
+
+# --------------------------------------------------------------------------- limits first
+def apply_limits(limits: dict) -> None:
+    for name, value in limits.items():
+        which = getattr(resource, name)
+        soft, hard = value if isinstance(value, list) else (value, value)
+        try:
+            resource.setrlimit(which, (soft, hard))
+        except (ValueError, OSError):
+            # cannot raise above the inherited hard limit: lower the soft one only
+            _, cur_hard = resource.getrlimit(which)
+            if cur_hard != resource.RLIM_INFINITY:
+                resource.setrlimit(which, (min(soft, cur_hard), cur_hard))
+
+
+apply_limits(CONFIG.get("rlimits", {}))
+REQ_FD, REP_FD, CTL_FD = CONFIG["fds"]
+signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # unblocked only while student code runs
+
+
+def copy_submission(src: str, dst: str) -> None:
+    """The private writable copy of the submission (dst is a size-capped tmpfs)."""
+    os.makedirs(dst, exist_ok=True)
+    for root, dirs, files in os.walk(src):
+        rel = os.path.relpath(root, src)
+        target = os.path.join(dst, rel) if rel != "." else dst
+        os.makedirs(target, exist_ok=True)
+        for name in files:
+            path = os.path.join(root, name)
+            if os.path.isfile(path) and not os.path.islink(path):
+                try:
+                    shutil.copyfile(path, os.path.join(target, name))
+                except OSError:
+                    pass
+
+
+os.makedirs(CONFIG["workdir"], exist_ok=True)
+if CONFIG.get("submission"):
+    copy_submission(CONFIG["submission"], CONFIG["workdir"])
+os.chdir(CONFIG["workdir"])
+
+import numpy  # noqa: E402
+import torch  # noqa: E402
+from IPython.core.displayhook import DisplayHook  # noqa: E402
+from IPython.core.displaypub import DisplayPublisher  # noqa: E402
+from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
+from traitlets import Type  # noqa: E402
+from traitlets.config import Config  # noqa: E402
+
+TORCH_EQUAL = torch.equal
+MAX_TEXT = int(CONFIG.get("max_text", 1 << 20))
+
+
+# --------------------------------------------------------------------------- output capture
+class Outputs:
+    """Outputs of the current request, in order; streams are merged and capped."""
+
+    def __init__(self):
+        self.items: list[dict] = []
+        self.text_bytes = 0
+        self.dropped = 0
+
+    def stream(self, name: str, text: str) -> None:
+        if not text:
+            return
+        room = MAX_TEXT - self.text_bytes
+        if room <= 0:
+            self.dropped += len(text)
+            return
+        if len(text) > room:
+            self.dropped += len(text) - room
+            text = text[:room]
+        self.text_bytes += len(text)
+        last = self.items[-1] if self.items else None
+        if last and last["output_type"] == "stream" and last["name"] == name:
+            last["text"] += text
+        else:
+            self.items.append({"output_type": "stream", "name": name, "text": text})
+
+    def add(self, output: dict) -> None:
+        if len(self.items) < 200:
+            self.items.append(output)
+        else:
+            self.dropped += 1
+
+
+CURRENT = Outputs()
+
+
+class CaptureStream:
+    def __init__(self, name: str):
+        self.name = name
+        self.encoding = "utf-8"
+        self.errors = "replace"
+
+    def write(self, text) -> int:
+        if not isinstance(text, str):
+            text = str(text)
+        CURRENT.stream(self.name, text)
+        return len(text)
+
+    def writelines(self, lines) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+    def fileno(self) -> int:
+        return 1 if self.name == "stdout" else 2
+
+    @property
+    def closed(self) -> bool:
+        return False
+
+    def readable(self) -> bool:
+        return False
+
+    def writable(self) -> bool:
+        return True
+
+
+sys.stdout, sys.stderr = CaptureStream("stdout"), CaptureStream("stderr")
+
+
+class RawCapture:
+    """File descriptors 1 and 2 (C code, subprocesses, os.write) go to pipes read
+    here, so that what a request prints at that level is part of its reply."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.pipes = {}
+        self.chunks = {"stdout": [], "stderr": []}
+        self.size = 0
+        self.dropped = 0
+        for fd, name in ((1, "stdout"), (2, "stderr")):
+            r, w = os.pipe()
+            os.dup2(w, fd)
+            os.close(w)
+            os.set_blocking(r, False)
+            self.pipes[name] = r
+        threading.Thread(target=self._loop, daemon=True).start()
+
+    def _read_available(self) -> None:
+        for name, fd in self.pipes.items():
+            while True:
+                try:
+                    data = os.read(fd, 65536)
+                except BlockingIOError:
+                    break
+                except OSError:
+                    break
+                if not data:
+                    break
+                room = MAX_TEXT - self.size
+                if room > 0:
+                    self.chunks[name].append(data[:room])
+                    self.size += min(room, len(data))
+                self.dropped += max(0, len(data) - max(room, 0))
+
+    def _loop(self) -> None:
+        import select
+
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        while True:
+            try:
+                select.select(list(self.pipes.values()), [], [], 0.2)
+            except OSError:
+                return
+            with self.lock:
+                self._read_available()
+
+    def take(self, outputs) -> None:
+        with self.lock:
+            self._read_available()
+            for name in ("stdout", "stderr"):
+                if self.chunks[name]:
+                    outputs.stream(name, b"".join(self.chunks[name]).decode("utf-8", "replace"))
+                    self.chunks[name] = []
+            outputs.dropped += self.dropped
+            self.size = self.dropped = 0
+
+
+RAW = RawCapture()
+
+
+class CapturePublisher(DisplayPublisher):
+    def publish(self, data, metadata=None, source=None, *, transient=None, update=False, **kwargs):
+        CURRENT.add({"output_type": "display_data", "data": dict(data or {}), "metadata": dict(metadata or {})})
+
+    def clear_output(self, wait=False):
+        CURRENT.items = [o for o in CURRENT.items if o["output_type"] not in ("display_data", "stream")]
+
+
+class CaptureDisplayHook(DisplayHook):
+    def start_displayhook(self):
+        self._data = None
+
+    def write_output_prompt(self):
+        pass
+
+    def write_format_data(self, format_dict, md_dict=None):
+        self._data = (dict(format_dict), dict(md_dict or {}))
+
+    def finish_displayhook(self):
+        if self._data is not None:
+            data, md = self._data
+            CURRENT.add({"output_type": "execute_result", "data": data, "metadata": md, "execution_count": self.shell.execution_count})
+        self._data = None
+
+
+class Shell(InteractiveShell):
+    display_pub_class = Type(CapturePublisher)
+    displayhook_class = Type(CaptureDisplayHook)
+    last_error: dict | None = None
+
+    def _showtraceback(self, etype, evalue, stb):
+        Shell.last_error = {
+            "ename": getattr(etype, "__name__", str(etype)),
+            "evalue": _safe_str(evalue),
+            "traceback": [str(line) for line in stb][:200],
+        }
+
+    def enable_gui(self, gui=None):
+        pass
+
+
+def _safe_str(value) -> str:
+    try:
+        return str(value)[:4000]
+    except BaseException:  # noqa: BLE001 - a student's __str__ may raise anything
+        return "<unprintable>"
+
+
+cfg = Config()
+cfg.HistoryManager.enabled = False
+cfg.InteractiveShell.colors = "nocolor"
+SHELL = Shell.instance(config=cfg)
+SHELL.user_ns["__name__"] = "__main__"
+sys.path.insert(0, "")  # like a Jupyter kernel: the notebook's folder is importable
+
+
+class StudentCode:
+    """Interrupts (the grader's timeout) reach only student code: outside it, a
+    late SIGINT is ignored instead of breaking the runner mid-reply."""
+
+    inside = False
+
+    def __enter__(self):
+        StudentCode.inside = True
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+    def __exit__(self, *exc):
+        StudentCode.inside = False
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        return False
+
+
+def on_sigint(signum, frame):
+    if StudentCode.inside:
+        raise KeyboardInterrupt
+
+
+signal.signal(signal.SIGINT, on_sigint)
+
+
+MAIN_THREAD = threading.main_thread().ident
+
+
+def control_loop() -> None:
+    """A byte on the control pipe interrupts the main thread (SIGINT)."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    while True:
+        try:
+            data = os.read(CTL_FD, 1)
+        except OSError:
+            return
+        if not data:
+            return
+        try:
+            signal.pthread_kill(MAIN_THREAD, signal.SIGINT)
+        except (OSError, ProcessLookupError):
+            return
+
+
+threading.Thread(target=control_loop, daemon=True).start()
+
+
+# --------------------------------------------------------------------------- forbidden calls
+class Tripwire:
+    """Records calls to forbidden library functions, whatever name they are reached by.
+
+    Objects are resolved at start-up, before any student code runs, so a student
+    who re-binds ``F.one_hot`` or keeps an alias is still seen: a profile hook
+    compares the identity of every builtin called and the code object of every
+    Python function entered.
+    """
+
+    def __init__(self, dotted_names):
+        self.objects: dict[int, str] = {}
+        self.codes: dict[object, str] = {}
+        self.methods: list[tuple[type, str, str]] = []
+        self.op_selves: dict[int, str] = {}
+        self.keep = []
+        for dotted in dotted_names:
+            self._add(dotted)
+        self.active: set[str] = set()
+        self.hits: list[str] = []
+        try:
+            from torch._ops import OpOverload, OpOverloadPacket
+
+            self.op_codes = {OpOverload.__call__.__code__, OpOverloadPacket.__call__.__code__}
+        except Exception:  # noqa: BLE001
+            self.op_codes = set()
+
+    def _add(self, dotted: str) -> None:
+        import importlib
+
+        module_name, _, attr = dotted.rpartition(".")
+        parts = module_name.split(".")
+        owner = None
+        for i in range(len(parts), 0, -1):
+            try:
+                owner = importlib.import_module(".".join(parts[:i]))
+            except ImportError:
+                continue
+            try:
+                for p in parts[i:]:
+                    owner = getattr(owner, p)
+            except AttributeError:
+                owner = None
+            break
+        if owner is None:
+            return
+        obj = getattr(owner, attr, None)
+        if obj is None:
+            return
+        self.keep.append(obj)
+        self.objects[id(obj)] = dotted
+        if isinstance(owner, type):
+            self.methods.append((owner, attr, dotted))
+        code = getattr(obj, "__code__", None)
+        if code is not None:
+            self.codes[code] = dotted
+        wrapped = getattr(obj, "__wrapped__", None)
+        if wrapped is not None and getattr(wrapped, "__code__", None) is not None:
+            self.codes[wrapped.__code__] = dotted
+        if isinstance(obj, type):
+            for member in vars(obj).values():
+                if getattr(member, "__code__", None) is not None:
+                    self.codes[member.__code__] = dotted
+        try:
+            packet = getattr(torch.ops.aten, attr)
+            self.keep.append(packet)
+            self.op_selves[id(packet)] = dotted
+            for overload in packet.overloads():
+                op = getattr(packet, overload)
+                self.keep.append(op)
+                self.op_selves[id(op)] = dotted
+        except Exception:  # noqa: BLE001 - not an aten op
+            pass
+
+    def hook(self, frame, event, arg):
+        if event == "c_call":
+            dotted = self.objects.get(id(arg))
+            if dotted is None and self.methods:
+                name = getattr(arg, "__name__", None)
+                owner = getattr(arg, "__self__", None)
+                for cls, attr, d in self.methods:
+                    if name == attr and isinstance(owner, cls):
+                        dotted = d
+                        break
+            if dotted is not None and dotted in self.active:
+                self.hits.append(dotted)
+        elif event == "call":
+            code = frame.f_code
+            dotted = self.codes.get(code)
+            if dotted is None and code in self.op_codes:
+                dotted = self.op_selves.get(id(frame.f_locals.get("self")))
+            if dotted is not None and dotted in self.active:
+                self.hits.append(dotted)
+
+    def __enter__(self):
+        self.hits = []
+        if self.active:
+            self.installed = self.hook  # one bound method, compared by identity on exit
+            threading.setprofile(self.installed)
+            sys.setprofile(self.installed)
+        return self
+
+    def __exit__(self, *exc):
+        if self.active:
+            if sys.getprofile() is not self.installed:
+                self.hits.append("(the call tracing used for grading was switched off)")
+            sys.setprofile(None)
+            threading.setprofile(None)
+        return False
+
+
+TRIPWIRE = Tripwire(CONFIG.get("forbidden", []))
+
+
+# --------------------------------------------------------------------------- handles
+class Handles:
+    def __init__(self):
+        self.objects: dict[int, object] = {}
+        self.ids: dict[int, int] = {}
+        self.next = 1
+
+    def put(self, obj) -> int:
+        key = id(obj)
+        if key in self.ids and self.objects.get(self.ids[key]) is obj:
+            return self.ids[key]
+        h = self.next
+        self.next += 1
+        self.objects[h] = obj
+        self.ids[key] = h
+        return h
+
+    def get(self, h):
+        if type(h) is not int or h not in self.objects:
+            raise LookupError(f"no object with handle {h!r}")
+        return self.objects[h]
+
+    def clear(self) -> None:
+        self.objects.clear()
+        self.ids.clear()
+
+
+HANDLES = Handles()
+
+
+def encode_value(value):
+    return wire.encode(value, handle=HANDLES.put, torch=torch, numpy=numpy)
+
+
+def decode_value(value):
+    def resolve(tag):
+        return HANDLES.get(tag.get("h"))
+
+    return wire.decode(value, torch=torch, numpy=numpy, resolve=resolve, device_ok=lambda d: True)
+
+
+def snapshot(value) -> str | None:
+    """A comparable picture of a mutable argument (None for immutable ones)."""
+    if type(value) in (list, dict, set, torch.Tensor, torch.nn.Parameter, numpy.ndarray) or (
+        type(value) is tuple and any(type(v) in (list, dict, set, torch.Tensor, numpy.ndarray) for v in value)
+    ):
+        try:
+            return json.dumps(encode_value(value), sort_keys=True)
+        except Exception:  # noqa: BLE001
+            return None
+    return None
+
+
+# --------------------------------------------------------------------------- requests
+def op_run(req: dict) -> dict:
+    code = req.get("code", "")
+    Shell.last_error = None
+    SHELL.ast_node_interactivity = "last_expr" if req.get("interactive", True) else "none"
+    with StudentCode():
+        result = SHELL.run_cell(code, store_history=True)
+    error = Shell.last_error
+    if not result.success and error is None:
+        exc = result.error_in_exec or result.error_before_exec
+        error = {
+            "ename": type(exc).__name__ if exc is not None else "Error",
+            "evalue": _safe_str(exc) if exc is not None else "",
+            "traceback": ["ERROR: an error occurred while the traceback display was switched off"],
+        }
+    return {"status": "error" if error else "ok", "error": error}
+
+
+def _target(req: dict):
+    op = req["op"]
+    if op == "call":
+        name = req.get("name")
+        if name not in SHELL.user_ns:
+            return None, name
+        return SHELL.user_ns[name], name
+    target = HANDLES.get(req.get("target"))
+    if op == "method":
+        return getattr(target, req.get("name")), req.get("name")
+    return target, None
+
+
+def op_call(req: dict) -> dict:
+    """call / method: run student code on decoded arguments."""
+    try:
+        fn, label = _target(req)
+    except Exception as exc:  # noqa: BLE001 - e.g. a missing attribute
+        return {"status": "lookup_error", "ename": type(exc).__name__, "evalue": _safe_str(exc)}
+    if fn is None:
+        return {"status": "missing", "name": label}
+    args = decode_value(req.get("args", []))
+    kwargs = decode_value(req.get("kwargs", {"$": "dict", "items": []}))
+    before = {("a", i): snapshot(a) for i, a in enumerate(args)}
+    before.update({("k", k): snapshot(v) for k, v in kwargs.items()})
+    TRIPWIRE.active = set(req.get("forbidden", []))
+    reply: dict
+    try:
+        with torch.set_grad_enabled(bool(req.get("grad", True))):
+            with TRIPWIRE:
+                with StudentCode():
+                    value = fn(*args, **kwargs)
+        reply = {"status": "ok", "value": encode_value(value)}
+    except KeyboardInterrupt:
+        reply = {"status": "interrupted"}
+    except BaseException as exc:  # noqa: BLE001 - the student's exception, whatever it is
+        reply = {"status": "raised", "ename": type(exc).__name__, "evalue": _safe_str(exc)}
+    finally:
+        TRIPWIRE.active = set()
+    reply["forbidden"] = sorted(set(TRIPWIRE.hits))
+    mutated = []
+    for key, pre in before.items():
+        if pre is None:
+            continue
+        value = args[key[1]] if key[0] == "a" else kwargs[key[1]]
+        if snapshot(value) != pre:
+            mutated.append([key[0], key[1], encode_value(value)])
+    reply["mutated"] = mutated
+    return reply
+
+
+def op_attr(req: dict) -> dict:
+    try:
+        obj = HANDLES.get(req.get("target"))
+        with StudentCode():  # a property is student code too
+            for part in str(req.get("path", "")).split("."):
+                obj = getattr(obj, part)
+        return {"status": "ok", "value": encode_value(obj)}
+    except KeyboardInterrupt:
+        return {"status": "interrupted"}
+    except Exception as exc:  # noqa: BLE001
+        return {"status": "lookup_error", "ename": type(exc).__name__, "evalue": _safe_str(exc)}
+
+
+def op_has(req: dict) -> dict:
+    return {"status": "ok", "defined": [n in SHELL.user_ns for n in req.get("names", [])]}
+
+
+def op_hello(req: dict) -> dict:
+    return {"status": "ok", "torch": torch.__version__, "python": sys.version.split()[0]}
+
+
+def op_release(req: dict) -> dict:
+    HANDLES.clear()
+    return {"status": "ok"}
+
+
+OPS = {"run": op_run, "call": op_call, "method": op_call, "attr": op_attr, "has": op_has, "hello": op_hello, "release": op_release}
+
+
+def main() -> None:
+    global CURRENT
+    reader = wire.FrameReader(REQ_FD, int(CONFIG.get("max_request", 1 << 30)))
+    while True:
+        try:
+            req = reader.read()
+        except KeyboardInterrupt:  # a late interrupt while idle: ignore it
+            continue
+        if req is None or req.get("op") == "bye":
+            break
+        CURRENT = Outputs()
+        try:
+            handler = OPS.get(req.get("op"))
+            reply = handler(req) if handler else {"status": "error", "error": {"ename": "ProtocolError", "evalue": "unknown op", "traceback": []}}
+        except KeyboardInterrupt:
+            reply = {"status": "interrupted"}
+        except BaseException as exc:  # noqa: BLE001 - report, keep serving
+            reply = {"status": "error", "error": {"ename": type(exc).__name__, "evalue": _safe_str(exc), "traceback": traceback.format_exc().splitlines()[-20:]}}
+        reply["id"] = req.get("id")
+        RAW.take(CURRENT)
+        reply["outputs"] = CURRENT.items
+        reply["dropped"] = CURRENT.dropped
+        try:
+            wire.write_frame(REP_FD, reply)  # serialises fully before the first byte goes out
+        except (ValueError, TypeError, RecursionError) as exc:
+            error = {"ename": "EncodeError", "evalue": _safe_str(exc), "traceback": []}
+            wire.write_frame(REP_FD, {"id": req.get("id"), "status": "error", "error": error, "outputs": [], "dropped": 0})
+    os._exit(0)
+
+
+main()
