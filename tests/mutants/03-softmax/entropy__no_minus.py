@@ -1,0 +1,4 @@
+"""entropy: forgets the minus sign (negative entropy)."""
+def entropy(p, dim=-1):
+    safe = torch.where(p > 0, p, torch.ones_like(p))
+    return (p * torch.log(safe)).sum(dim=dim)

@@ -1,0 +1,4 @@
+"""softmax: the textbook stable version; an all -inf slice gives -inf - (-inf) = NaN."""
+def softmax(x, dim=-1):
+    e = torch.exp(x - x.amax(dim=dim, keepdim=True))
+    return e / e.sum(dim=dim, keepdim=True)
