@@ -1,0 +1,18 @@
+"""load_torch_weights: assumes in_proj_weight stacks (q, v, k), swapping the key and value blocks."""
+
+
+def load_torch_weights(module, reference):
+    if reference.embed_dim != module.d_model or reference.num_heads != module.num_heads:
+        raise ValueError("d_model and num_heads must match")
+    with torch.no_grad():
+        w_q, w_v, w_k = reference.in_proj_weight.chunk(3, dim=0)
+        module.q_proj.weight.copy_(w_q)
+        module.k_proj.weight.copy_(w_k)
+        module.v_proj.weight.copy_(w_v)
+        module.out_proj.weight.copy_(reference.out_proj.weight)
+        if reference.in_proj_bias is not None:
+            b_q, b_v, b_k = reference.in_proj_bias.chunk(3)
+            module.q_proj.bias.copy_(b_q)
+            module.k_proj.bias.copy_(b_k)
+            module.v_proj.bias.copy_(b_v)
+            module.out_proj.bias.copy_(reference.out_proj.bias)

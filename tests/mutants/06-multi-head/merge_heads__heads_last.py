@@ -1,0 +1,6 @@
+"""merge_heads: moves the head axis last, (B, N, Dh, H), so the features of the heads are interleaved."""
+
+
+def merge_heads(x):
+    B, H, N, Dh = x.shape
+    return x.permute(0, 2, 3, 1).reshape(B, N, H * Dh)
