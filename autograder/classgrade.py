@@ -45,8 +45,9 @@ MAX_FILES = 500
 @dataclass
 class StudentResult:
     student: str
-    score: float = 0.0
-    max_score: float = 0.0
+    score: float = 0.0  # automatic points
+    max_score: float = 0.0  # automatic points available
+    manual_max: float = 0.0  # points of written answers waiting for a human
     status: str = "ok"  # ok, timeout, memory, crash, invalid notebook, missing, grader error
     failures: list[tuple[str, str]] = field(default_factory=list)  # (grade id, reason)
     notes: list[str] = field(default_factory=list)
@@ -63,15 +64,17 @@ class ClassReport:
 
     def table(self) -> str:
         width = max([len(s.student) for s in self.students] + [7])
-        lines = [f"{'student':<{width}}  {'score':>9}  {'status':<16}  why points were lost"]
+        lines = [f"{'student':<{width}}  {'score':>12}  {'status':<16}  why points were lost"]
         for s in self.students:
-            score = f"{s.score:g}/{s.max_score:g}"
+            score = f"{s.score:g}/{s.max_score:g}" + (f" +{s.manual_max:g}?" if s.manual_max else "")
             why = "; ".join(f"{gid}: {reason}" for gid, reason in s.failures) or "-"
-            lines.append(f"{s.student:<{width}}  {score:>9}  {s.status:<16}  {why}")
+            lines.append(f"{s.student:<{width}}  {score:>12}  {s.status:<16}  {why}")
             for note in s.notes:
-                lines.append(f"{'':<{width}}  {'':>9}  {'':<16}  note: {note}")
+                lines.append(f"{'':<{width}}  {'':>12}  {'':<16}  note: {note}")
         for w in self.warnings:
             lines.append(f"warning: {w}")
+        if any(s.manual_max for s in self.students):
+            lines.append("+N?: points of written answers, to be graded by hand in formgrader.")
         for e in self.grader_errors:
             lines.append(f"GRADER ERROR: {e}")
         return "\n".join(lines)
@@ -101,6 +104,14 @@ def nbgrader_config(root: Path):
 def course_directory(root: Path):
     from nbgrader.coursedir import CourseDirectory
 
+    import warnings
+
+    try:  # nbgrader's own gradebook code trips SQLAlchemy's autoflush warnings; they are noise here
+        from sqlalchemy.exc import SAWarning
+
+        warnings.filterwarnings("ignore", category=SAWarning)
+    except ImportError:
+        pass
     # nbgrader's Gradebook runs `alembic` from PATH: make this environment's tools findable
     bindir = os.path.dirname(sys.executable)
     if bindir not in os.environ.get("PATH", "").split(os.pathsep):
@@ -116,26 +127,27 @@ def _resources(coursedir, assignment: str, student: str, notebook: str) -> dict:
     }
 
 
-def sync_gradebook(assignment: str, root: Path, log=print) -> None:
-    """Make sure the gradebook holds the assignment's cells as solutions/ has them now."""
+def sync_gradebook(assignment: str, root: Path, log=print):
+    """Make sure the gradebook holds the assignment's cells as solutions/ has them now;
+    return the released (student) notebook: exercises/ if it is there, else a fresh one."""
     from nbgrader.api import Gradebook, MissingEntry
 
     coursedir = course_directory(root)
     src = read(source_path(assignment, root))
-    want = {nbgrader_meta(c)["grade_id"]: c.source for c in src.cells if nbgrader_meta(c).get("locked") or nbgrader_meta(c).get("grade")}
-    points = {nbgrader_meta(c)["grade_id"]: float(nbgrader_meta(c).get("points", 0)) for c in src.cells if nbgrader_meta(c).get("grade")}
-    up_to_date = False
+    metas = [nbgrader_meta(c) for c in src.cells]
+    locked = {m["grade_id"]: c.source for m, c in zip(metas, src.cells) if m.get("locked") or (m.get("grade") and not m.get("solution"))}
+    points = {m["grade_id"]: float(m.get("points", 0)) for m in metas if m.get("grade")}
     with Gradebook(coursedir.db_url, coursedir.course_id) as gb:
         try:
             nb = gb.find_notebook(assignment, assignment)
             have = {c.name: c.source for c in nb.source_cells}
             have_points = {c.name: float(c.max_score) for c in nb.grade_cells}
-            locked = {k for k, v in want.items() if not any(nbgrader_meta(c).get("solution") for c in src.cells if nbgrader_meta(c).get("grade_id") == k)}
-            up_to_date = all(have.get(k) == want[k] for k in locked) and have_points == points
+            up_to_date = all(have.get(k) == v for k, v in locked.items()) and have_points == points
         except MissingEntry:
             up_to_date = False
-    if up_to_date:
-        return
+    released = release_path(assignment, root)
+    if up_to_date and released.is_file():
+        return read(released)
     log(f"updating the gradebook for {assignment} (nbgrader generate_assignment)")
     with tempfile.TemporaryDirectory(prefix="autograder-release-") as tmp:
         done = subprocess.run(
@@ -143,8 +155,10 @@ def sync_gradebook(assignment: str, root: Path, log=print) -> None:
              f"--CourseDirectory.release_directory={tmp}", f"--CourseDirectory.root={Path(root).resolve()}"],
             cwd=str(root), capture_output=True, text=True,
         )
-    if done.returncode:
-        raise RuntimeError(f"nbgrader generate_assignment {assignment} failed:\n{done.stderr[-2000:]}")
+        if done.returncode:
+            raise RuntimeError(f"nbgrader generate_assignment {assignment} failed:\n{done.stderr[-2000:]}")
+        fresh = Path(tmp) / assignment / f"{assignment}.ipynb"
+        return read(released) if released.is_file() else read(fresh)
 
 
 # --------------------------------------------------------------------------- steps
@@ -157,6 +171,7 @@ class Job:
     modules: dict[str, str]
     problem: str = ""  # why the notebook cannot be graded
     status: str = "ok"
+    label: str = ""  # in the kernel's command line: course and student
     notes: list[str] = field(default_factory=list)
 
 
@@ -200,7 +215,7 @@ def copy_student_files(src: Path, dest: Path, source_dir: Path, ignore: list[str
     return modules, notes
 
 
-def prepare(assignment: str, student: str, notebook: str, root: Path, coursedir, scratch: Path, limits: Limits) -> Job:
+def prepare(assignment: str, student: str, notebook: str, root: Path, coursedir, scratch: Path, limits: Limits, instructor, release) -> Job:
     from .sanitize import InvalidNotebook, load_submission, restore_instructor_cells
 
     src_dir = Path(coursedir.format_path(coursedir.submitted_directory, student, assignment))
@@ -211,12 +226,12 @@ def prepare(assignment: str, student: str, notebook: str, root: Path, coursedir,
         nb = load_submission(path)
     except InvalidNotebook as exc:
         return Job(student, notebook, None, None, {}, problem=f"invalid notebook: {exc}", status="invalid notebook")
-    merged, notes = restore_instructor_cells(nb, read(source_path(assignment, root)), read(release_path(assignment, root)))
+    merged, notes = restore_instructor_cells(nb, instructor, release)
     merged = _nbgrader_sanitize(merged, coursedir, assignment, student, notebook)
     files = scratch / student
     files.mkdir(parents=True)
     modules, file_notes = copy_student_files(src_dir, files, source_path(assignment, root).parent, list(coursedir.ignore), limits.scratch // 2)
-    return Job(student, notebook, nbformat.writes(merged), str(files), modules, notes=notes + file_notes)
+    return Job(student, notebook, nbformat.writes(merged), str(files), modules, notes=notes + file_notes, label=f"{root}:{student}")
 
 
 def _nbgrader_sanitize(nb, coursedir, assignment, student, notebook):
@@ -238,7 +253,7 @@ def execute_job(job: Job, limits: Limits, unsafe: bool, device: str) -> dict:
     os.environ["COURSE_DEVICE"] = device
     nb = nbformat.reads(job.merged, as_version=4)
     start = time.monotonic()
-    result = NotebookRunner(limits, unsafe=unsafe, device=device).run(nb, Path(job.files) if job.files else None, job.modules)
+    result = NotebookRunner(limits, unsafe=unsafe, device=device).run(nb, Path(job.files) if job.files else None, job.modules, label=job.label)
     return {
         "notebook": nbformat.writes(result.notebook),
         "verdicts": {gid: (v.passed, v.reason) for gid, v in result.verdicts.items()},
@@ -275,7 +290,8 @@ def save(job: Job, outcome: dict | None, assignment: str, root: Path, coursedir,
                 grade.auto_score = 0
                 grade.needs_manual_grade = False
                 result.cells[grade.name] = (0.0, float(grade.max_score))
-                result.max_score += float(grade.max_score)
+                if grade.cell_type == "code":
+                    result.max_score += float(grade.max_score)
             gb.db.commit()
         result.failures.append((job.notebook, job.problem))
         return
@@ -292,9 +308,13 @@ def save(job: Job, outcome: dict | None, assignment: str, root: Path, coursedir,
             continue
         score, max_points = determine_grade(cell)
         result.cells[meta["grade_id"]] = (score, max_points)
-        result.max_score += max_points
-        if score is None:
+        if meta.get("solution"):  # a written answer: zero if untouched, else a human grades it
+            if score is None:
+                result.manual_max += max_points
+            else:
+                result.failures.append((meta["grade_id"], "unanswered"))
             continue
+        result.max_score += max_points
         result.score += score
         if score < max_points:
             passed, reason = verdicts.get(meta["grade_id"], (False, ""))
@@ -346,20 +366,18 @@ def grade_assignment(
     cfg = coursedir.config
     if "Execute" in cfg and "timeout" in cfg.Execute and limits.cell_timeout == Limits().cell_timeout:
         limits.cell_timeout = float(cfg.Execute.timeout)
-    sync_gradebook(assignment, root, log)
+    release = sync_gradebook(assignment, root, log)
+    instructor = read(source_path(assignment, root))
     report.warnings += unguarded_test_cells(assignment, root)
     with Gradebook(coursedir.db_url, coursedir.course_id) as gb:
         notebooks = [nb.name for nb in gb.find_assignment(assignment).notebooks]
     students = [s for s in students_of(assignment, coursedir) if not only or s in only]
-    from nbgrader.coursedir import CourseDirectory
-
     valid = []
     for s in students:
-        try:
-            CourseDirectory(config=cfg).student_id = s
+        if s.strip() == s and s.isprintable():
             valid.append(s)
-        except Exception:  # noqa: BLE001 - nbgrader's own rules for ids
-            report.warnings.append(f"submitted/{s}: not a valid student id for nbgrader; skipped")
+        else:
+            report.warnings.append(f"submitted/{s!r}: not a usable student id; skipped")
     results: dict[str, StudentResult] = {s: StudentResult(s) for s in valid}
     with tempfile.TemporaryDirectory(prefix="autograder-class-") as scratch:
         scratch_path = Path(scratch)
@@ -384,7 +402,7 @@ def grade_assignment(
             _copy_submission_files(src, dest, list(coursedir.ignore))
             for nbname in notebooks:
                 try:
-                    job = prepare(assignment, s, nbname, root, coursedir, scratch_path / nbname, limits)
+                    job = prepare(assignment, s, nbname, root, coursedir, scratch_path / nbname, limits, instructor, release)
                 except Exception as exc:  # noqa: BLE001 - a grader bug on one submission
                     job = Job(s, nbname, None, None, {}, problem=f"grader error while preparing: {exc}", status="grader error")
                     report.grader_errors.append(f"{s}: {traceback.format_exc(limit=3)}")

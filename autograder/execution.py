@@ -121,7 +121,7 @@ class NotebookRunner:
         self.unsafe = unsafe
         self.device = device
 
-    def run(self, nb, submission_dir: Path | None, extra_modules: dict[str, str] | None = None) -> RunResult:
+    def run(self, nb, submission_dir: Path | None, extra_modules: dict[str, str] | None = None, label: str = "") -> RunResult:
         nb = copy.deepcopy(nb)
         start = time.monotonic()
         result = RunResult(nb)
@@ -144,7 +144,7 @@ class NotebookRunner:
             modules=extra_modules or {},
         )
         budget = _Budget(self.caps)
-        kernel = Kernel(submission_dir, self.limits, unsafe=self.unsafe, device=self.device, forbidden=sorted(forbidden))
+        kernel = Kernel(submission_dir, self.limits, unsafe=self.unsafe, device=self.device, forbidden=sorted(forbidden), label=label)
         stopped = ""
         try:
             try:

@@ -55,6 +55,7 @@ def generate_feedback(assignment: str, root: Path = COURSE_ROOT, only: list[str]
     from nbconvert import HTMLExporter
     from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
     from nbgrader.preprocessors import GetGrades
+    from jupyter_core.paths import jupyter_config_dir
     from traitlets.config import Config
 
     import nbgrader
@@ -65,6 +66,8 @@ def generate_feedback(assignment: str, root: Path = COURSE_ROOT, only: list[str]
     cfg = Config(coursedir.config)
     cfg.HTMLExporter.template_name = "feedback"
     cfg.HTMLExporter.extra_template_basedirs = [str(templates)]
+    bootstrap = Path(nbgrader.__file__).parent / "server_extensions" / "formgrader" / "static" / "node_modules" / "bootstrap" / "dist" / "css"
+    cfg.HTMLExporter.extra_template_paths = [str(bootstrap)]
     written = []
     students = sorted(d.name for d in base.iterdir() if d.is_dir() and (d / assignment).is_dir()) if base.is_dir() else []
     for student in students:
@@ -75,6 +78,7 @@ def generate_feedback(assignment: str, root: Path = COURSE_ROOT, only: list[str]
         for path in sorted(src.glob("*.ipynb")):
             nb = strip_hidden_tests(nbformat.read(str(path), as_version=4))
             resources = _resources(coursedir, assignment, student, path.stem)
+            resources["config_dir"] = jupyter_config_dir()
             nb, resources = GetGrades(config=cfg).preprocess(nb, resources)
             nb, resources = CSSHTMLHeaderPreprocessor(config=cfg).preprocess(nb, resources)
             exporter = HTMLExporter(config=cfg)

@@ -33,6 +33,9 @@ CONFIG = json.loads(sys.argv[1])
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import wire  # noqa: E402  (next to this file in the sandbox)
 
+del sys.modules["wire"]  # the runner keeps its own reference; student code cannot import it
+sys.path.pop(0)
+
 
 # --------------------------------------------------------------------------- limits first
 def apply_limits(limits: dict) -> None:

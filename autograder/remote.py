@@ -78,6 +78,21 @@ class StudentSource:
             self._read(text, bind=False)
         for text in self.cells:
             self._read(text, bind=True)
+        self.tampering = self._find_tampering()
+
+    def _find_tampering(self) -> str | None:
+        """The first place where student code reaches into the machinery a grade rests on."""
+        sources = [(f"answer cell {i + 1}", _python_source(t)) for i, t in enumerate(self.cells)]
+        sources += [(f"file {name}.py", text) for name, text in sorted(self.modules.items())]
+        for where, src in sources:
+            try:
+                tree = ast.parse(src)
+            except (SyntaxError, ValueError, RecursionError):
+                continue
+            hit = tampering_in(tree, self.aliases)
+            if hit:
+                return f"{hit} ({where})"
+        return None
 
     def _read(self, text: str, bind: bool) -> None:
         src = _python_source(text)
@@ -157,20 +172,16 @@ class StudentSource:
         return None
 
     def _forbidden_node(self, node: ast.AST, forbidden: tuple[str, ...]) -> str | None:
+        """Stricter than plain nbgrader's text search: any ``.name`` attribute (whatever it is
+        reached through: ``F``, an alias, ``torch.ops.aten``, a list element), any import of
+        the name, ``getattr(x, "name")`` and ``x["name"]``."""
         for dotted in forbidden:
-            owner, _, attr = dotted.rpartition(".")
-            method_style = owner.rsplit(".", 1)[-1][:1].isupper()  # torch.Tensor.softmax, torch.nn.MultiheadAttention
+            attr = dotted.rpartition(".")[2]
             if isinstance(node, ast.Attribute) and node.attr == attr:
-                base = _dotted(node.value, self.aliases)
-                if method_style and not base:
-                    return dotted  # x.softmax(...) on a value
-                if base in (owner, f"{owner}") or (base and _same_module(base, owner)):
+                if not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
                     return dotted
-                if base is None and not isinstance(node.value, ast.Name):
-                    return dotted  # reached through an expression: getattr(torch.nn, "functional").one_hot
-            if isinstance(node, ast.ImportFrom) and node.module and any(a.name == attr for a in node.names):
-                if _same_module(node.module, owner) or node.module.startswith("torch"):
-                    return dotted
+            if isinstance(node, ast.ImportFrom) and any(a.name == attr for a in node.names):
+                return dotted
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" and len(node.args) >= 2:
                 if isinstance(node.args[1], ast.Constant) and node.args[1].value == attr:
                     return dotted
@@ -181,9 +192,101 @@ class StudentSource:
         return None
 
 
-def _same_module(a: str, b: str) -> bool:
-    norm = {"torch.nn.functional": "torch.nn.functional", "F": "torch.nn.functional"}
-    return norm.get(a, a) == norm.get(b, b)
+# Names that honest answers to this course never need, and that a notebook uses
+# to reach into its own kernel: frames, the garbage collector, the profiler,
+# signal handlers, raw file descriptors, the runner's modules, IPython's
+# internals. A notebook that uses one gets no hidden-test points: the grader
+# cannot trust what such a kernel says about how an answer was computed.
+_TAMPER_ATTRS = {
+    "_getframe", "currentframe", "f_back", "f_globals", "f_locals", "f_builtins", "tb_frame", "gi_frame",
+    "cr_frame", "ag_frame", "__globals__", "__closure__", "__code__", "__subclasses__", "__builtins__",
+    "setprofile", "settrace", "getsignal", "get_objects", "get_referrers", "get_referents", "_current_frames",
+    "dup2", "fdopen", "set_inheritable", "pthread_kill", "interrupt_main", "getouterframes", "getinnerframes",
+    "__getattribute__", "attrgetter", "methodcaller", "__setattr__", "__delattr__",
+}
+_TAMPER_MODULES = {"ctypes", "importlib", "builtins", "wire", "kernel_runner", "_thread", "cffi"}
+_TAMPER_CALLS = {"eval", "exec", "compile", "__import__", "globals", "locals", "breakpoint"}
+_DYNAMIC_ATTR_CALLS = {"getattr", "setattr", "delattr", "hasattr"}
+_IPYTHON_OK = {"run_line_magic", "run_cell_magic", "system", "getoutput"}
+_SETTINGS_OK = ("torch.backends.", "pandas.options.", "pd.options.", "matplotlib.rcParams", "numpy.random.")
+
+
+def tampering_in(tree: ast.AST, aliases: dict[str, str]) -> str | None:
+    """Why ``tree`` (student code) counts as tampering with grading, or None."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr in _TAMPER_ATTRS:
+            return f"uses .{node.attr}"
+        if isinstance(node, ast.Attribute) and node.attr == "modules" and _dotted(node.value, aliases) == "sys":
+            return "uses sys.modules"
+        if isinstance(node, ast.Attribute) and node.attr == "enumerate" and _dotted(node.value, aliases) == "threading":
+            return "uses threading.enumerate"
+        if isinstance(node, ast.Attribute) and node.attr in ("stack", "trace") and _dotted(node.value, aliases) == "inspect":
+            return f"uses inspect.{node.attr}"
+        if isinstance(node, ast.Attribute) and node.attr == "__dict__" and _dotted(node.value, aliases):
+            return "reads a library's __dict__"
+        if isinstance(node, ast.Name) and node.id in _TAMPER_ATTRS | {"__builtins__"}:
+            return f"uses {node.id}"
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and (node.value in _TAMPER_ATTRS or node.value in _TAMPER_MODULES):
+            return f"names {node.value!r}"
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            for name in names:
+                top = name.split(".")[0]
+                if top in _TAMPER_MODULES or name.startswith(("IPython.core", "torch._C", "torch.overrides", "torch.utils._python_dispatch")):
+                    return f"imports {name}"
+            if isinstance(node, ast.ImportFrom):
+                for a in node.names:
+                    if a.name in _TAMPER_ATTRS or a.name in ("modules", "TorchFunctionMode", "TorchDispatchMode"):
+                        return f"imports {a.name}"
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Name) and func.id in _TAMPER_CALLS:
+                return f"calls {func.id}()"
+            if isinstance(func, ast.Name) and func.id in _DYNAMIC_ATTR_CALLS and len(node.args) >= 2:
+                if not isinstance(node.args[1], ast.Constant) or (func.id != "hasattr" and _dotted(node.args[0], aliases)):
+                    return f"calls {func.id}() on a library or with a computed name"
+            if isinstance(func, ast.Name) and func.id == "vars" and node.args and _dotted(node.args[0], aliases):
+                return "calls vars() on a library"
+            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call) and getattr(func.value.func, "id", None) == "get_ipython":
+                if func.attr not in _IPYTHON_OK:
+                    return f"uses get_ipython().{func.attr}"
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Call) and getattr(node.value.func, "id", None) == "get_ipython":
+            if node.attr not in _IPYTHON_OK:
+                return f"uses get_ipython().{node.attr}"
+        targets = []
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        elif isinstance(node, ast.Delete):
+            targets = node.targets
+        for t in targets:
+            hit = _store_problem(t, aliases)
+            if hit:
+                return hit
+    return None
+
+
+def _store_problem(target: ast.AST, aliases: dict[str, str]) -> str | None:
+    """An assignment that changes a library (``torch.equal = ...``, ``torch.x[...] = ...``)."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        for elt in target.elts:
+            hit = _store_problem(elt, aliases)
+            if hit:
+                return hit
+        return None
+    if isinstance(target, ast.Starred):
+        return _store_problem(target.value, aliases)
+    if isinstance(target, ast.Subscript):
+        container = target.value
+        if isinstance(container, ast.Call) and getattr(container.func, "id", None) == "vars":
+            return "changes a namespace through vars()"
+        if isinstance(container, (ast.Attribute, ast.Subscript)):
+            return _store_problem(container, aliases)
+        return None
+    if isinstance(target, ast.Attribute):
+        dotted = _dotted(target, aliases)
+        if dotted and not dotted.startswith(_SETTINGS_OK):
+            return f"changes {dotted}"
+    return None
 
 
 def _bound_names(node: ast.AST) -> list[str]:
@@ -476,6 +579,11 @@ def run_remote_check(name: str, session: Session, seed: int | None = None) -> No
     """``run_check`` for a sandboxed kernel: raises ``CheckFailure`` on a wrong answer."""
     chk = get_check(name)
     ctx = RemoteContext(chk, session, seed=seed)
+    if session.source.tampering:
+        raise CheckFailure(
+            f"not graded: the notebook reaches into the grading machinery ({session.source.tampering}), "
+            f"so its kernel's answers cannot be trusted [check {chk.name}]"
+        )
     defined = session.has(list(chk.targets))
     for target, ok in zip(chk.targets, defined):
         if not ok:

@@ -404,6 +404,7 @@ class Kernel:
         device: str = "cpu",
         forbidden: list[str] | None = None,
         extra_env: dict | None = None,
+        label: str = "",
     ):
         self.submission = Path(submission) if submission else None
         self.limits = limits or Limits()
@@ -411,6 +412,7 @@ class Kernel:
         self.device = device
         self.forbidden = list(forbidden or [])
         self.extra_env = dict(extra_env or {})
+        self.label = label  # shows in `ps` (whose kernel this is)
         self.proc: subprocess.Popen | None = None
         self.cgroup: Cgroup | None = None
         self.tmp: Path | None = None
@@ -458,6 +460,7 @@ class Kernel:
             "rlimits": rlimits,
             "forbidden": self.forbidden,
             "max_text": self.limits.max_text,
+            "label": self.label,
         }
         env = {
             "HOME": "/home/student" if not self.unsafe else str(self.tmp / "home"),
