@@ -3,15 +3,19 @@
 #   make test     install the test tools and run the whole suite
 #   make release  regenerate exercises/ from solutions/ with nbgrader
 #   make clean    remove builds and nbgrader's working state (keeps .venv)
+#   make serve    serve the built book on localhost with a local Jupyter kernel for live code
+#   make bench-book  clean build vs bare notebook execution vs cached rebuild, in seconds
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 RUNTIME := $(VENV)/.runtime-installed
 TESTTOOLS := $(VENV)/.test-installed
+CHROMIUM := /usr/bin/chromium
+CHROMEDRIVER := /usr/bin/chromedriver
 BOOK_FLAGS := --warningiserror --keep-going
 
-.PHONY: book test release clean gpu-check timings venv
+.PHONY: book test release clean gpu-check timings venv serve bench-book vendor-thebe
 
 venv: $(RUNTIME)
 
@@ -24,9 +28,16 @@ $(RUNTIME): requirements.txt | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	touch $@
 
-$(TESTTOOLS): requirements-test.txt $(RUNTIME)
+$(TESTTOOLS): requirements-test.txt $(RUNTIME) | $(CHROMIUM) $(CHROMEDRIVER)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-test.txt
 	touch $@
+
+# The browser tests drive Debian's Chromium through its chromedriver (selenium never
+# downloads a browser here). Installed once, when missing; needs root (or sudo) and apt.
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+$(CHROMIUM) $(CHROMEDRIVER):
+	$(SUDO) apt-get update -qq
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver
 
 book: $(RUNTIME)
 	$(BIN)/jupyter-book build . $(BOOK_FLAGS)
@@ -49,3 +60,25 @@ timings: $(RUNTIME)
 clean:
 	rm -rf _build gradebook.db submitted autograded feedback .pytest_cache
 	find . -name __pycache__ -not -path './.venv/*' -prune -exec rm -rf {} +
+
+# The built book on http://127.0.0.1:8000 and a local Jupyter server for its live code
+# (the "Run the code here" button on each page). Ctrl-C stops both.
+SERVE_PORT ?= 8000
+KERNEL_PORT ?= 8888
+serve: $(RUNTIME)
+	@test -f _build/html/index.html || $(MAKE) book
+	$(BIN)/python -m autograder.serve --html _build/html --root . --port $(SERVE_PORT) --kernel-port $(KERNEL_PORT)
+
+# Clean build time, the sum of bare notebook execution times and the cached rebuild time,
+# side by side (a benchmark on a fresh copy of the book sources, not a test).
+bench-book: $(RUNTIME)
+	$(BIN)/python -m autograder.bench_book
+
+# Refresh the vendored thebe bundle (book/_static/thebe/) from the npm registry.
+THEBE_VERSION := 0.9.3
+vendor-thebe:
+	rm -rf book/_static/thebe && mkdir -p book/_static/thebe
+	tmp=$$(mktemp -d) && cd $$tmp && npm pack --silent thebe@$(THEBE_VERSION) >/dev/null && tar xzf thebe-$(THEBE_VERSION).tgz \
+	  && cp package/lib/*.js package/lib/thebe.css package/lib/*.LICENSE.txt $(CURDIR)/book/_static/thebe/ && rm -rf $$tmp
+	sed -i '/^\/\/# sourceMappingURL=/d' book/_static/thebe/*.js
+	printf 'thebe %s (BSD-3-Clause), from the npm registry by `make vendor-thebe`:\nthe files of its lib/ folder without source maps. Third-party licences: *.LICENSE.txt.\n' $(THEBE_VERSION) > book/_static/thebe/VENDORED.txt

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -19,3 +20,31 @@ ASSIGNMENTS = assignments(ROOT)
 @pytest.fixture(scope="session")
 def root() -> Path:
     return ROOT
+
+
+BOOK_SOURCES = ["book", "exercises", "solutions", "_config.yml", "_toc.yml", "requirements.txt"]
+
+
+@pytest.fixture(scope="session")
+def built_book(tmp_path_factory) -> Path:
+    """The book built from a fresh copy of its sources (no execution cache), as `make book` does.
+
+    One build per test session, shared by test_book.py (static checks) and
+    test_browser.py (Chromium); returns the HTML folder, whose parent's parent holds the
+    copied sources (`built_book.parent.parent / "book"`)."""
+    from coursecopy import run
+
+    src = tmp_path_factory.mktemp("book-src")
+    for name in BOOK_SOURCES:
+        if (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, src / name, ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"))
+        else:
+            shutil.copy2(ROOT / name, src / name)
+    done = run(
+        [str(Path(sys.executable).parent / "jupyter-book"), "build", str(src), "--warningiserror", "--keep-going"],
+        src,
+        timeout=3600,
+    )
+    assert done.returncode == 0, f"the book build failed:\n{done.stdout[-6000:]}\n{done.stderr[-4000:]}"
+    assert "Using cached notebook" not in done.stdout, "the test build must execute every page"
+    return src / "_build" / "html"

@@ -1,0 +1,150 @@
+"""`make bench-book`: what building the book costs beyond running its notebooks.
+
+    python -m autograder.bench_book [--keep DIR]
+
+On a fresh copy of the book sources, one after the other:
+
+1. clean build: `jupyter-book build` with an empty execution cache (as `make book` on a
+   fresh clone): every page is executed, then the HTML is written;
+2. bare execution: every page the book executes, read as a notebook and run with nbclient
+   in a fresh kernel from the page's folder (the kernel start counts, as in the build);
+   the sum of these times;
+3. cached rebuild: the HTML and Sphinx's saved environment removed, the execution cache
+   kept, `jupyter-book build` again: every page is read and written, none executed.
+
+and prints the three times side by side, with the acceptance ratios (clean build at most
+1.3 x bare execution, cached rebuild at most 10% of the clean build). A benchmark on this
+machine, not a test: the exit status is 0 unless a build fails.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = ["book", "exercises", "solutions", "_config.yml", "_toc.yml", "requirements.txt"]
+EXECUTED = re.compile(r"^(/\S+?\.(?:md|ipynb)): Executed notebook in ([\d.]+) seconds", re.M)
+
+
+def copy_sources(dest: Path) -> Path:
+    for name in SOURCES:
+        src = ROOT / name
+        if src.is_dir():
+            shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"))
+        else:
+            shutil.copy2(src, dest / name)
+    return dest
+
+
+def executed_pages(src: Path) -> list[Path]:
+    """Pages of the toc that the book executes: MyST notebooks with code cells (not exercises/solutions)."""
+    toc = yaml.safe_load((src / "_toc.yml").read_text(encoding="utf-8"))
+    files = [toc["root"]] + [c["file"] for part in toc.get("parts", []) for c in part.get("chapters", [])]
+    pages = []
+    for f in files:
+        path = src / f"{f}.md"
+        if path.is_file() and "```{code-cell}" in path.read_text(encoding="utf-8"):
+            pages.append(path)
+    return pages
+
+
+def _env() -> dict:
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    env.pop("MPLBACKEND", None)
+    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    return env
+
+
+def build(src: Path) -> tuple[float, str]:
+    args = [str(Path(sys.executable).parent / "jupyter-book"), "build", str(src), "--warningiserror", "--keep-going"]
+    start = time.perf_counter()
+    done = subprocess.run(args, cwd=src, env=_env(), capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    if done.returncode != 0:
+        sys.stderr.write(done.stdout[-5000:] + done.stderr[-3000:])
+        raise SystemExit(f"jupyter-book build failed (exit {done.returncode})")
+    return seconds, done.stdout
+
+
+_BARE = r"""
+import sys, time
+from pathlib import Path
+import nbclient
+from myst_nb.core.read import read_myst_markdown_notebook
+path = Path(sys.argv[1])
+nb = read_myst_markdown_notebook(path.read_text(encoding="utf-8"))
+start = time.perf_counter()
+nbclient.NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
+print(f"{time.perf_counter() - start:.3f}")
+"""
+
+
+def bare_execution(page: Path) -> float:
+    """Seconds to execute one page as a notebook with nbclient (kernel start included)."""
+    done = subprocess.run([sys.executable, "-c", _BARE, str(page)], cwd=page.parent, env=_env(), capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.stderr.write(done.stderr[-3000:])
+        raise SystemExit(f"executing {page.name} failed")
+    return float(done.stdout.strip().splitlines()[-1])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m autograder.bench_book", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--keep", type=Path, help="work in DIR (kept) instead of a temporary folder")
+    args = parser.parse_args(argv)
+    work = args.keep or Path(tempfile.mkdtemp(prefix="bench-book-"))
+    if args.keep:
+        shutil.rmtree(work, ignore_errors=True)
+        work.mkdir(parents=True)
+    try:
+        src = copy_sources(work / "src")
+        pages = executed_pages(src)
+        print(f"Benchmarking the book: {len(pages)} executed pages, {os.cpu_count()} CPU cores, sources copied to {src}", flush=True)
+        # Warm the disk cache for torch and the kernel, so neither measurement pays for it alone.
+        subprocess.run([sys.executable, "-c", "import torch, matplotlib.pyplot, ipykernel"], env=_env(), check=True)
+
+        clean, log = build(src)
+        in_build = {Path(p).name: float(s) for p, s in EXECUTED.findall(log)}
+        print(f"  clean build done in {clean:.1f} s", flush=True)
+
+        bare = {}
+        for page in pages:
+            bare[page.name] = bare_execution(page)
+            print(f"  bare execution of {page.name}: {bare[page.name]:.1f} s", flush=True)
+        bare_sum = sum(bare.values())
+
+        shutil.rmtree(src / "_build" / "html")
+        shutil.rmtree(src / "_build" / ".doctrees", ignore_errors=True)
+        cached, log = build(src)
+        assert "Executing notebook" not in log, "the cached rebuild executed a notebook"
+
+        width = max([len(n) for n in bare] + [10])
+        print()
+        print(f"{'page':<{width}}  {'bare s':>8}  {'in build s':>10}")
+        for name in bare:
+            print(f"{name:<{width}}  {bare[name]:>8.1f}  {in_build.get(name, float('nan')):>10.1f}")
+        print()
+        print(f"{'clean build':<22}{'bare execution (sum)':<24}{'cached rebuild':<16}")
+        print(f"{clean:<22.1f}{bare_sum:<24.1f}{cached:<16.1f}(seconds)")
+        ok_clean = clean <= 1.3 * bare_sum
+        ok_cached = cached <= 0.10 * clean
+        print(f"clean build / bare execution = {clean / bare_sum:.2f} (at most 1.30: {'yes' if ok_clean else 'NO'})")
+        print(f"cached rebuild / clean build = {cached / clean:.2f} (at most 0.10: {'yes' if ok_cached else 'NO'})")
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,177 @@
+"""Sphinx extension for the course book: offline pages, live code on a local kernel,
+launch links that open notebooks, and alt text for figures.
+
+Registered in `_config.yml` (`sphinx.local_extensions`). What it does:
+
+* serves `book/_static/` (the vendored thebe bundle, `live-code.js`, the favicon);
+* removes sphinx-thebe's page scripts: sphinx-thebe (loaded by Jupyter Book) only knows
+  Binder, points at a CDN, and declares its constants twice, which is a console error on
+  every page. Live code comes from `live-code.js` and the vendored thebe instead;
+* gives the theme a valid default colour mode (an empty one is a console error);
+* on chapter pages (MyST `.md`, which Colab cannot open) points the Colab and Binder
+  buttons at the chapter's exercise notebook;
+* gives every figure produced by a code cell an alt text: the titles the cell sets
+  (`title=`, `titles=[...]`, `suptitle`, `set_title(...)`), or a description naming the
+  section; an alt given in the cell's metadata (`mystnb: image: alt:`) wins.
+"""
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+from docutils import nodes
+from sphinx.application import Sphinx
+
+STATIC = Path(__file__).resolve().parent.parent / "_static"
+CHAPTER = re.compile(r"^book/(\d\d-[\w-]+)$")
+
+# Calls and keywords whose string arguments are figure titles.
+_TITLE_CALLS = {"set_title", "suptitle", "title"}
+_TITLE_KEYWORDS = {"title", "titles", "suptitle"}
+
+
+def _add_static(app: Sphinx) -> None:
+    app.config.html_static_path.append(str(STATIC))
+
+
+def _theme_defaults(app: Sphinx, config) -> None:
+    # pydata-sphinx-theme reads the default mode from html_context.
+    config.html_context = {**config.html_context, "default_mode": config.html_context.get("default_mode", "auto")}
+
+
+def _strings(node: ast.AST) -> list[str]:
+    """The text of a string literal, f-string (placeholders by their source) or list of them."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, ast.JoinedStr):
+        parts = []
+        for value in node.values:
+            if isinstance(value, ast.Constant):
+                parts.append(str(value.value))
+            elif isinstance(value, ast.FormattedValue):
+                parts.append(ast.unparse(value.value))
+        return ["".join(parts)]
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [s for elt in node.elts for s in _strings(elt)]
+    if isinstance(node, ast.ListComp):
+        return _strings(node.elt)
+    return []
+
+
+_TEX = {r"\top": "ᵀ", r"\sqrt": "√", r"\cdot": "·", r"\times": "×", r"\alpha": "α", r"\le": "≤", r"\ge": "≥"}
+
+
+def _plain(text: str) -> str:
+    """A title as plain text: inline TeX without dollars, common commands as symbols."""
+    text = re.sub(r"\$([^$]*)\$", r"\1", text)
+    for command, symbol in sorted(_TEX.items(), key=lambda kv: -len(kv[0])):
+        text = text.replace(command, symbol)
+    text = re.sub(r"\^\{?(ᵀ)\}?", r"\1", text)
+    return re.sub(r"[\\{}]", "", text).strip()
+
+
+def figure_titles(source: str) -> list[str]:
+    """Titles a code cell gives its figures, in source order (empty when it sets none)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    found: list[tuple[int, int, str]] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+        if name in _TITLE_CALLS and node.args:
+            found += [(node.lineno, node.col_offset, i, s) for i, s in enumerate(_strings(node.args[0]))]
+        for kw in node.keywords:
+            if kw.arg in _TITLE_KEYWORDS:
+                found += [(kw.value.lineno, kw.value.col_offset, i, s) for i, s in enumerate(_strings(kw.value))]
+    titles = []
+    for *_, text in sorted(found):
+        text = _plain(text)
+        if text and text not in titles:
+            titles.append(text)
+    return titles
+
+
+def _section_title(node: nodes.Node) -> str:
+    while node is not None:
+        if isinstance(node, nodes.section) and node.children and isinstance(node[0], nodes.title):
+            return node[0].astext()
+        node = node.parent
+    return ""
+
+
+def _alt_text(app: Sphinx, doctree: nodes.document) -> None:
+    """Alt text for images in cell outputs that have none (or only their file name)."""
+    for cell in doctree.findall(nodes.container):
+        if "cell" not in cell.get("classes", []):
+            continue
+        images = [
+            img
+            for out in cell.findall(nodes.container)
+            if "cell_output" in out.get("classes", [])
+            for img in out.findall(nodes.image)
+            if not img.get("alt") or img.get("alt") == img.get("uri")
+        ]
+        if not images:
+            continue
+        source = "\n".join(
+            block.astext()
+            for inp in cell.findall(nodes.container)
+            if "cell_input" in inp.get("classes", [])
+            for block in inp.findall(nodes.literal_block)
+        )
+        titles = figure_titles(source)
+        section = _section_title(cell)
+        for img in images:
+            if titles:
+                img["alt"] = "Figure: " + "; ".join(titles)
+            else:
+                where = f" in the section '{section}'" if section else ""
+                img["alt"] = f"Figure drawn by the code cell above{where}"
+
+
+def _iter_buttons(buttons):
+    for button in buttons:
+        yield button
+        if isinstance(button, dict) and isinstance(button.get("buttons"), list):
+            yield from _iter_buttons(button["buttons"])
+
+
+def _page_context(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:
+    # Drop sphinx-thebe's scripts (CDN loader, duplicated constants).
+    if "script_files" in context:
+        context["script_files"] = [
+            js
+            for js in context["script_files"]
+            if getattr(js, "filename", js) != "sphinx-thebe.js"
+            and "THEBE_JS_URL" not in (getattr(js, "attributes", {}) or {}).get("body", "")
+        ]
+
+    match = CHAPTER.match(pagename)
+    buttons = context.get("header_buttons")
+    if not match or not buttons:
+        return
+    name = match.group(1)
+    exercise = Path(app.srcdir) / "exercises" / name / f"{name}.ipynb"
+    for button in list(_iter_buttons(buttons)):
+        if not isinstance(button, dict) or button.get("text") not in ("Colab", "Binder"):
+            continue
+        url = button.get("url", "")
+        if exercise.is_file():
+            button["url"] = re.sub(r"book/[^/?]+\.md$", f"exercises/{name}/{name}.ipynb", url)
+            button["tooltip"] = f"Open this chapter's exercise notebook on {button['text']}"
+            button["text"] = f"{button['text']} (exercise)"
+
+
+def setup(app: Sphinx) -> dict:
+    app.connect("builder-inited", _add_static)
+    app.connect("config-inited", _theme_defaults)
+    app.connect("doctree-read", _alt_text)
+    # After sphinx-book-theme has built its launch buttons.
+    app.connect("html-page-context", _page_context, priority=900)
+    app.add_js_file("live-code.js", defer="defer")
+    app.add_css_file("live-code.css")
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
