@@ -171,6 +171,8 @@ def _expect_forward(ctx, module, params, x, num_heads, mask, prop, truth=torch_t
     e_out, e_weights = truth(params, x, num_heads, mask)
     expect_tensor(ctx, weights, e_weights.to(x.device, x.dtype), f"{prop}: per-head weights (B, H, N, N)", inputs, atol=atol)
     expect_tensor(ctx, out, e_out.to(x.device, x.dtype), f"{prop}: output (B, N, d_model)", inputs, atol=atol)
+    plain = _forward(ctx, module, x, mask, False, inputs)
+    expect_tensor(ctx, plain, e_out.to(x.device, x.dtype), f"{prop}: output with return_weights=False", inputs, atol=atol)
 
 
 CONFIGS = [(8, 2, 2, 5), (12, 3, 1, 4), (16, 4, 3, 1), (6, 1, 2, 3), (8, 8, 2, 4), (32, 4, 2, 7)]  # (D, H, B, N)
