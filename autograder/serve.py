@@ -20,6 +20,7 @@ import functools
 import json
 import os
 import secrets
+import signal
 import socket
 import subprocess
 import sys
@@ -109,7 +110,11 @@ class LocalBook:
         env.pop("MPLBACKEND", None)  # kernels keep matplotlib's inline backend
         self.log_path = self.html.parent / "jupyter-serve.log"  # _build/jupyter-serve.log
         self.log = open(self.log_path, "w")
-        self.jupyter = subprocess.Popen(args, cwd=self.root, env=env, stdout=self.log, stderr=subprocess.STDOUT)
+        # Its own session: Ctrl-C in the terminal reaches only us (Jupyter would ask to confirm),
+        # and we stop it with SIGTERM, which shuts its kernels down.
+        self.jupyter = subprocess.Popen(
+            args, cwd=self.root, env=env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True
+        )
         deadline = time.time() + timeout
         while time.time() < deadline:
             if self.jupyter.poll() is not None:
@@ -156,6 +161,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-kernel", action="store_true", help="serve the book only, without live code")
     args = parser.parse_args(argv)
     book = LocalBook(Path(args.html), Path(args.root), args.port, args.kernel_port, kernel=not args.no_kernel)
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, interrupt)  # also when started with SIGINT ignored
+    signal.signal(signal.SIGTERM, interrupt)
     book.start()
     print(f"The book:       {book.url}", flush=True)
     if book.kernel:
