@@ -13,6 +13,7 @@ RUNTIME := $(VENV)/.runtime-installed
 TESTTOOLS := $(VENV)/.test-installed
 CHROMIUM := /usr/bin/chromium
 CHROMEDRIVER := /usr/bin/chromedriver
+CJKFONT := /usr/share/fonts/truetype/wqy/wqy-microhei.ttc
 BOOK_FLAGS := --warningiserror --keep-going
 
 .PHONY: book test release clean gpu-check timings venv serve bench-book vendor-thebe
@@ -28,16 +29,17 @@ $(RUNTIME): requirements.txt | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	touch $@
 
-$(TESTTOOLS): requirements-test.txt $(RUNTIME) | $(CHROMIUM) $(CHROMEDRIVER)
+$(TESTTOOLS): requirements-test.txt $(RUNTIME) | $(CHROMIUM) $(CHROMEDRIVER) $(CJKFONT)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-test.txt
 	touch $@
 
 # The browser tests drive Debian's Chromium through its chromedriver (selenium never
-# downloads a browser here). Installed once, when missing; needs root (or sudo) and apt.
+# downloads a browser here), with a small CJK font so the Chinese of the glossary and the
+# chapters shows in the screenshots. Installed once, when missing; needs root (or sudo) and apt.
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
-$(CHROMIUM) $(CHROMEDRIVER):
+$(CHROMIUM) $(CHROMEDRIVER) $(CJKFONT):
 	$(SUDO) apt-get update -qq
-	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver fonts-wqy-microhei
 
 book: $(RUNTIME)
 	$(BIN)/jupyter-book build . $(BOOK_FLAGS)

@@ -5,7 +5,6 @@ resolve no host but localhost, and a dead proxy catches requests to literal IP a
 a page that needs the web fails visibly instead of quietly fetching it."""
 from __future__ import annotations
 
-import base64
 import json
 import os
 import shutil
@@ -106,18 +105,18 @@ def page_settled(driver, timeout: float = 30) -> None:
     )
 
 
-def full_page_screenshot(driver, path: Path) -> None:
-    """A PNG of the whole page (not only the window), through the DevTools protocol."""
-    size = driver.execute_script(
-        "return [document.documentElement.scrollWidth, document.documentElement.scrollHeight];"
-    )
-    shot = driver.execute_cdp_cmd(
-        "Page.captureScreenshot",
-        {"format": "png", "captureBeyondViewport": True,
-         "clip": {"x": 0, "y": 0, "width": size[0], "height": min(size[1], 30000), "scale": 1}},
-    )
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(base64.b64decode(shot["data"]))
+def full_page_screenshot(driver, path: Path, max_height: int = 16000) -> None:
+    """A PNG of the whole page: the window is made as tall as the page (so scrollable code
+    blocks and figures below the fold are painted), then restored."""
+    width, height = driver.get_window_size()["width"], driver.get_window_size()["height"]
+    page = driver.execute_script("return document.documentElement.scrollHeight;")
+    try:
+        driver.set_window_size(width, min(max(page + 200, height), max_height))
+        time.sleep(0.3)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        driver.save_screenshot(str(path))
+    finally:
+        driver.set_window_size(width, height)
 
 
 # WCAG 2 contrast of visible text against its effective background (AA: 4.5, large text 3).

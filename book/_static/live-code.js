@@ -77,8 +77,16 @@
       return;
     }
     setStatus(bar, "Loading thebe...", "loading");
-    loadStyle(staticUrl("thebe/thebe.css"));
-    await loadScript(staticUrl("thebe/index.js"));
+    try {
+      if (!window.thebe || !window.thebe.bootstrap) {
+        loadStyle(staticUrl("thebe/thebe.css"));
+        await loadScript(staticUrl("thebe/index.js"));
+      }
+    } catch (err) {
+      setStatus(bar, "Could not load thebe from this book: " + err.message, "failed");
+      button.disabled = false;
+      return;
+    }
     prepareCells();
     const page = (window.DOCUMENTATION_OPTIONS && DOCUMENTATION_OPTIONS.pagename) || "book/page";
     window.thebe.on("status", (name, data) => {
