@@ -155,6 +155,7 @@ def test_every_chapter_shows_its_figures_with_alt_text(visits):
                 f"{name}.html: the figure {fig['src']} has no descriptive alt text ({alt!r})"
             )
         assert (SCREENSHOTS / f"{Path(name).name}.png").stat().st_size > 10_000
+        assert visits[name]["liveButton"], f"{name}.html has no 'Run the code here' button"
 
 
 def test_one_h1_per_page(visits):
