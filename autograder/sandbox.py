@@ -500,6 +500,11 @@ class Kernel:
             args += ["--size", str(self.limits.scratch), "--tmpfs", "/home/student"]
             args += ["--size", str(self.limits.tmp), "--tmpfs", "/tmp"]
             args += ["--size", str(self.limits.tmp), "--tmpfs", "/dev/shm"]
+            # a course checked out under /tmp (CI clones, test copies) keeps its Python visible:
+            # bind it again on top of the private /tmp
+            for root in _python_roots():
+                if root.startswith(("/tmp/", "/dev/shm/", "/home/student")):
+                    args += ["--ro-bind", root, root]
             if self.device.startswith("cuda"):
                 for dev in sorted(Path("/dev").glob("nvidia*")):
                     args += ["--dev-bind", str(dev), str(dev)]
