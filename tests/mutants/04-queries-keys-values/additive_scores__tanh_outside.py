@@ -1,0 +1,3 @@
+"""additive_scores: applies tanh after the projection by w, tanh(w . (q_i + k_j))."""
+def additive_scores(Q, K, w):
+    return torch.tanh((Q.unsqueeze(-2) + K.unsqueeze(-3)) @ w)

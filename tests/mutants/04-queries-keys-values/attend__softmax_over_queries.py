@@ -1,0 +1,4 @@
+"""attend: softmax over dim -2 (over the queries) instead of over the keys."""
+def attend(scores, V):
+    weights = torch.softmax(scores, dim=-2)
+    return weights @ V, weights

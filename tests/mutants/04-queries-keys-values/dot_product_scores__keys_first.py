@@ -1,0 +1,3 @@
+"""dot_product_scores: K Q^T, one row per key instead of per query (the transpose)."""
+def dot_product_scores(Q, K):
+    return K @ Q.transpose(-2, -1)

@@ -1,0 +1,3 @@
+"""project_qkv: copy-paste slip, the keys use W_q."""
+def project_qkv(X, W_q, W_k, W_v):
+    return X @ W_q, X @ W_q, X @ W_v

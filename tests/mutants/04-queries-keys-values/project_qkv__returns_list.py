@@ -1,0 +1,3 @@
+"""project_qkv: returns a list instead of the tuple the contract names."""
+def project_qkv(X, W_q, W_k, W_v):
+    return [X @ W_q, X @ W_k, X @ W_v]

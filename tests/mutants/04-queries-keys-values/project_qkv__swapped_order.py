@@ -1,0 +1,3 @@
+"""project_qkv: returns (Q, V, K) instead of (Q, K, V)."""
+def project_qkv(X, W_q, W_k, W_v):
+    return X @ W_q, X @ W_v, X @ W_k
