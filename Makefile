@@ -33,6 +33,14 @@ $(TESTTOOLS): requirements-test.txt $(RUNTIME) | $(CHROMIUM) $(CHROMEDRIVER) $(C
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-test.txt
 	touch $@
 
+# Grading runs student code inside bubblewrap (autograder/sandbox.py) and refuses to
+# run without it: `make sandbox` installs it when missing (root or sudo, and apt).
+.PHONY: sandbox
+$(TESTTOOLS): | sandbox
+sandbox:
+	@command -v bwrap >/dev/null || { $(if $(filter 0,$(shell id -u)),,sudo) apt-get update -qq && \
+	  $(if $(filter 0,$(shell id -u)),,sudo) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap; }
+
 # The browser tests drive Debian's Chromium through its chromedriver (selenium never
 # downloads a browser here), with a small CJK font so the Chinese of the glossary and the
 # chapters shows in the screenshots. Installed once, when missing; needs root (or sudo) and apt.

@@ -430,6 +430,8 @@ def grade_assignment(
                     res.notes.append(outcome["problem"])
                 elif any("CellTimeoutError" in r for _, r in res.failures) and res.status == "ok":
                     res.status = "timeout"
+                if any("grading machinery" in r for _, r in res.failures) and res.status == "ok":
+                    res.status = "tampering"
     report.students = [results[s] for s in valid]
     return report
 

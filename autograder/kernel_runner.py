@@ -331,30 +331,43 @@ threading.Thread(target=control_loop, daemon=True).start()
 class Tripwire:
     """Records calls to forbidden library functions, whatever name they are reached by.
 
-    Objects are resolved at start-up, before any student code runs, so a student
-    who re-binds ``F.one_hot`` or keeps an alias is still seen: a profile hook
-    compares the identity of every builtin called and the code object of every
-    Python function entered.
+    Installed at start-up, before any student code exists: every place the
+    library exposes a forbidden function (``F.one_hot``, ``torch._C._nn.one_hot``,
+    ``torch.ops.aten.one_hot``, ``torch.Tensor.softmax``...) gets a thin wrapper,
+    and a forbidden class records its construction. An alias the student makes
+    later is an alias of the wrapper. Calls are recorded only while the grader's
+    check is calling the student's code (as plain nbgrader's tripwire does);
+    otherwise the wrappers just pass through, at the cost of one Python call.
     """
 
     def __init__(self, dotted_names):
-        self.objects: dict[int, str] = {}
-        self.codes: dict[object, str] = {}
-        self.methods: list[tuple[type, str, str]] = []
-        self.op_selves: dict[int, str] = {}
-        self.keep = []
-        for dotted in dotted_names:
-            self._add(dotted)
-        self.active: set[str] = set()
+        self.active = False
         self.hits: list[str] = []
-        try:
-            from torch._ops import OpOverload, OpOverloadPacket
+        for dotted in dotted_names:
+            try:
+                self._install(dotted)
+            except Exception:  # noqa: BLE001 - a name this torch does not have
+                pass
 
-            self.op_codes = {OpOverload.__call__.__code__, OpOverloadPacket.__call__.__code__}
-        except Exception:  # noqa: BLE001
-            self.op_codes = set()
+    def _record(self, dotted: str) -> None:
+        if self.active:
+            self.hits.append(dotted)
 
-    def _add(self, dotted: str) -> None:
+    def _wrap(self, original, dotted: str):
+        record = self._record
+
+        def wrapper(*args, **kwargs):
+            record(dotted)
+            return original(*args, **kwargs)
+
+        for name in ("__module__", "__name__", "__qualname__", "__doc__"):
+            try:
+                setattr(wrapper, name, getattr(original, name))
+            except (AttributeError, TypeError):
+                pass
+        return wrapper
+
+    def _install(self, dotted: str) -> None:
         import importlib
 
         module_name, _, attr = dotted.rpartition(".")
@@ -365,76 +378,44 @@ class Tripwire:
                 owner = importlib.import_module(".".join(parts[:i]))
             except ImportError:
                 continue
-            try:
-                for p in parts[i:]:
-                    owner = getattr(owner, p)
-            except AttributeError:
-                owner = None
+            for p in parts[i:]:
+                owner = getattr(owner, p)
             break
-        if owner is None:
+        original = getattr(owner, attr)
+        if isinstance(original, type):  # a class: its construction is the call
+            init = original.__init__
+            record = self._record
+
+            def __init__(self_, *args, **kwargs):
+                record(dotted)
+                return init(self_, *args, **kwargs)
+
+            original.__init__ = __init__
             return
-        obj = getattr(owner, attr, None)
-        if obj is None:
-            return
-        self.keep.append(obj)
-        self.objects[id(obj)] = dotted
-        if isinstance(owner, type):
-            self.methods.append((owner, attr, dotted))
-        code = getattr(obj, "__code__", None)
-        if code is not None:
-            self.codes[code] = dotted
-        wrapped = getattr(obj, "__wrapped__", None)
-        if wrapped is not None and getattr(wrapped, "__code__", None) is not None:
-            self.codes[wrapped.__code__] = dotted
-        if isinstance(obj, type):
-            for member in vars(obj).values():
-                if getattr(member, "__code__", None) is not None:
-                    self.codes[member.__code__] = dotted
+        wrapper = self._wrap(original, dotted)
+        holders = [owner, torch, torch.nn.functional, torch.special, torch.Tensor, torch.linalg]
+        for extra in ("_nn", "_VariableFunctions", "_special", "_linalg", "TensorBase"):
+            if hasattr(torch._C, extra):
+                holders.append(getattr(torch._C, extra))
+        for holder in holders:
+            if getattr(holder, attr, None) is original:
+                try:
+                    setattr(holder, attr, wrapper)
+                except (AttributeError, TypeError):
+                    pass
         try:
             packet = getattr(torch.ops.aten, attr)
-            self.keep.append(packet)
-            self.op_selves[id(packet)] = dotted
-            for overload in packet.overloads():
-                op = getattr(packet, overload)
-                self.keep.append(op)
-                self.op_selves[id(op)] = dotted
-        except Exception:  # noqa: BLE001 - not an aten op
-            pass
-
-    def hook(self, frame, event, arg):
-        if event == "c_call":
-            dotted = self.objects.get(id(arg))
-            if dotted is None and self.methods:
-                name = getattr(arg, "__name__", None)
-                owner = getattr(arg, "__self__", None)
-                for cls, attr, d in self.methods:
-                    if name == attr and isinstance(owner, cls):
-                        dotted = d
-                        break
-            if dotted is not None and dotted in self.active:
-                self.hits.append(dotted)
-        elif event == "call":
-            code = frame.f_code
-            dotted = self.codes.get(code)
-            if dotted is None and code in self.op_codes:
-                dotted = self.op_selves.get(id(frame.f_locals.get("self")))
-            if dotted is not None and dotted in self.active:
-                self.hits.append(dotted)
+        except (AttributeError, RuntimeError):
+            return
+        setattr(torch.ops.aten, attr, self._wrap(packet, dotted))
 
     def __enter__(self):
         self.hits = []
-        if self.active:
-            self.installed = self.hook  # one bound method, compared by identity on exit
-            threading.setprofile(self.installed)
-            sys.setprofile(self.installed)
+        self.active = True
         return self
 
     def __exit__(self, *exc):
-        if self.active:
-            if sys.getprofile() is not self.installed:
-                self.hits.append("(the call tracing used for grading was switched off)")
-            sys.setprofile(None)
-            threading.setprofile(None)
+        self.active = False
         return False
 
 
@@ -537,7 +518,6 @@ def op_call(req: dict) -> dict:
     kwargs = decode_value(req.get("kwargs", {"$": "dict", "items": []}))
     before = {("a", i): snapshot(a) for i, a in enumerate(args)}
     before.update({("k", k): snapshot(v) for k, v in kwargs.items()})
-    TRIPWIRE.active = set(req.get("forbidden", []))
     reply: dict
     try:
         with torch.set_grad_enabled(bool(req.get("grad", True))):
@@ -549,9 +529,8 @@ def op_call(req: dict) -> dict:
         reply = {"status": "interrupted"}
     except BaseException as exc:  # noqa: BLE001 - the student's exception, whatever it is
         reply = {"status": "raised", "ename": type(exc).__name__, "evalue": _safe_str(exc)}
-    finally:
-        TRIPWIRE.active = set()
-    reply["forbidden"] = sorted(set(TRIPWIRE.hits))
+    wanted = set(req.get("forbidden", []))
+    reply["forbidden"] = sorted(set(TRIPWIRE.hits) & wanted)
     mutated = []
     for key, pre in before.items():
         if pre is None:

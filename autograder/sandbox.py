@@ -337,6 +337,22 @@ def _base_args() -> list[str]:
 
 
 # --------------------------------------------------------------------------- the kernel
+def _proportional_memory(pid: int) -> int:
+    """Bytes of memory a process holds, shared pages divided among their users (PSS)."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        with open(f"/proc/{pid}/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 def _zombie(pid: str) -> bool:
     try:
         with open(f"/proc/{pid}/stat") as f:
@@ -592,13 +608,7 @@ class Kernel:
             if len(pids) > self.limits.pids:
                 self._watchdog_reason = f"too many processes (limit {self.limits.pids})"
             else:
-                rss = 0
-                for pid in pids:
-                    try:
-                        with open(f"/proc/{pid}/statm") as f:
-                            rss += int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-                    except (OSError, ValueError, IndexError):
-                        pass
+                rss = sum(_proportional_memory(pid) for pid in pids)
                 if rss > self.limits.memory:
                     self._watchdog_reason = f"memory limit of {self.limits.memory / GiB:g} GiB exceeded"
             if self._watchdog_reason:

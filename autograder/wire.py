@@ -6,8 +6,8 @@ standard library at module level). Frames are an 8-byte length followed by
 UTF-8 JSON. Values are plain data only, never pickles:
 
 * ``None``, ``bool``, ``int``, ``float``, ``str`` and ``list`` are JSON values;
-* everything else is a tagged object ``{"$": tag, ...}``: tuples, dicts (as
-  key/value pairs, so keys keep their types), tensors (dtype, shape, device
+* everything else is a tagged object ``{"$": tag, ...}``: tuples, dicts and
+  OrderedDicts (as key/value pairs, so keys keep their types), tensors (dtype, shape, device
   and raw bytes), NumPy arrays and scalars, ``torch.Size``/``dtype``/``device``,
   sets, bytes, complex numbers;
 * any other object stays in the kernel and crosses the wire as an opaque
@@ -20,6 +20,7 @@ never run code in the grader.
 from __future__ import annotations
 
 import base64
+import collections
 import json
 import math
 import os
@@ -173,6 +174,14 @@ def encode(value, *, handle=None, ref=None, torch=None, numpy=None, depth: int =
                 for k, v in value.items()
             ],
         }
+    if t is collections.OrderedDict:  # e.g. a module's state_dict()
+        return {
+            "$": "odict",
+            "items": [
+                [encode(k, handle=handle, ref=ref, torch=torch, numpy=numpy, depth=depth + 1), encode(v, handle=handle, ref=ref, torch=torch, numpy=numpy, depth=depth + 1)]
+                for k, v in value.items()
+            ],
+        }
     if t in (set, frozenset):
         return {"$": t.__name__, "items": [encode(v, handle=handle, ref=ref, torch=torch, numpy=numpy, depth=depth + 1) for v in value]}
     if t is bytes:
@@ -273,8 +282,8 @@ def decode(value, *, torch=None, numpy=None, resolve=None, on_tensor=None, devic
         return _float(value.get("v"))
     if tag == "tuple":
         return tuple(decode(v, **kw) for v in _items(value))
-    if tag == "dict":
-        out = {}
+    if tag in ("dict", "odict"):
+        out = {} if tag == "dict" else collections.OrderedDict()
         for pair in _items(value):
             if type(pair) is not list or len(pair) != 2:
                 raise WireError("bad dict item")

@@ -295,3 +295,18 @@ def test_wire_round_trip():
             assert (back == v).all()
         elif v == v and not isinstance(v, (dict,)):
             assert back == v
+
+
+def test_fallback_limits_without_cgroups(monkeypatch):
+    """Where no cgroup can be made (an ordinary user's machine), rlimits and the watchdog hold."""
+    from autograder import sandbox
+
+    monkeypatch.setattr(sandbox.Cgroup, "create", classmethod(lambda cls, memory, pids: None))
+    with Kernel(None, Limits(memory=1 * GiB, pids=48, cell_timeout=30)) as k:
+        assert k.cgroup is None
+        reply = k.request({"op": "run", "code": "import torch\nb = [torch.ones(64 * 1024 * 1024) for _ in range(6)]  # 1.5 GiB"}, 30)
+        assert reply["status"] == "error", "1.5 GiB fitted under a 1 GiB address-space cap"
+        code = "import os, time\nfor _ in range(400):\n    if os.fork() == 0:\n        time.sleep(60)\n        os._exit(0)\n    time.sleep(0.01)\ntime.sleep(5)"
+        with pytest.raises(KernelError) as info:
+            k.request({"op": "run", "code": code}, 30)
+        assert "processes" in info.value.reason, info.value.reason
