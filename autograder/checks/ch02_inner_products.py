@@ -11,6 +11,7 @@ import math
 import torch
 
 from .core import check, describe, expect_equal, expect_tensor
+from .ground_truth import cpu64, expect_on_shapes, float64_ok, like
 
 A = ASSIGNMENT = "02"
 CONTRACT = ["scalar_projection", "cosine_similarity", "gram_matrix", "cosine_similarity_matrix", "most_similar"]
@@ -23,38 +24,25 @@ SAME_SHAPES = [((5,), (5,)), ((4, 3), (4, 3)), ((2, 5, 3), (2, 5, 3)), ((3, 2, 4
 MATRIX_SHAPES = [(3, 4), (6, 2), (5, 5), (1, 3), (4, 1), (2, 4, 3), (3, 2, 5, 5)]
 
 
-def _cpu64(t: torch.Tensor) -> torch.Tensor:
-    return t.detach().to("cpu", torch.float64)
-
-
-def _like(t: torch.Tensor, ref: torch.Tensor) -> torch.Tensor:
-    """The float64 ground truth in the dtype and on the device of the input ``ref``."""
-    return t.to(ref.dtype).to(ref.device)
-
-
-def _float64_ok(ctx) -> bool:
-    return ctx.device.type != "mps"  # MPS has no float64
-
-
 def _projection_truth(a, b):
-    a, b = torch.broadcast_tensors(_cpu64(a), _cpu64(b))
+    a, b = torch.broadcast_tensors(cpu64(a), cpu64(b))
     return torch.linalg.vecdot(a, b) / torch.linalg.vector_norm(b, dim=-1)
 
 
 def _cosine_truth(a, b):
-    a, b = torch.broadcast_tensors(_cpu64(a), _cpu64(b))
+    a, b = torch.broadcast_tensors(cpu64(a), cpu64(b))
     na, nb = torch.linalg.vector_norm(a, dim=-1), torch.linalg.vector_norm(b, dim=-1)
     dot = torch.linalg.vecdot(a, b)
     return torch.where((na > 0) & (nb > 0), dot / (na * nb).clamp_min(1e-300), torch.zeros_like(dot))
 
 
 def _gram_truth(X):
-    X = _cpu64(X)
+    X = cpu64(X)
     return torch.einsum("...id,...jd->...ij", X, X)
 
 
 def _cosine_matrix_truth(X):
-    X = _cpu64(X)
+    X = cpu64(X)
     return _cosine_truth(X.unsqueeze(-2), X.unsqueeze(-3))  # (..., N, 1, D) with (..., 1, N, D) -> (..., N, N)
 
 
@@ -75,7 +63,7 @@ def scalar_projection_values(ctx):
     for sa, sb in SAME_SHAPES:
         a, b = ctx.randn(*sa), ctx.randn(*sb)
         got = ctx.call("scalar_projection", a.clone(), b.clone())
-        expect_tensor(ctx, got, _like(_projection_truth(a, b), a), "a.b / |b| over the last dim", f"a {describe(a)}, b {describe(b)}")
+        expect_tensor(ctx, got, like(_projection_truth(a, b), a), "a.b / |b| over the last dim", f"a {describe(a)}, b {describe(b)}")
 
 
 @check(f"{A}.scalar_projection.geometry", "scalar_projection")
@@ -88,8 +76,8 @@ def scalar_projection_geometry(ctx):
         expect_tensor(ctx, got, expected, "projection equals |a| cos(angle)", f"2-D vectors at angle {theta:.3f}, a {describe(a.float())}")
     a, b = ctx.randn(6, 4), ctx.randn(4)
     got = ctx.call("scalar_projection", a.clone(), 7.0 * b)
-    expect_tensor(ctx, got, _like(_projection_truth(a, b), a), "every row projected onto one b (broadcast); the length of b does not matter", f"a {describe(a)}, b {describe(b)}")
-    if _float64_ok(ctx):
+    expect_tensor(ctx, got, like(_projection_truth(a, b), a), "every row projected onto one b (broadcast); the length of b does not matter", f"a {describe(a)}, b {describe(b)}")
+    if float64_ok(ctx):
         a, b = ctx.randn(3, 5, dtype=torch.float64), ctx.randn(3, 5, dtype=torch.float64)
         got = ctx.call("scalar_projection", a.clone(), b.clone())
         expect_tensor(ctx, got, _projection_truth(a, b).to(ctx.device), "float64 input keeps float64", f"a {describe(a)}, b {describe(b)}", atol=1e-10, rtol=1e-9)
@@ -102,7 +90,7 @@ def cosine_similarity_values(ctx):
     for sa, sb in SAME_SHAPES + [((6, 4), (4,))]:
         a, b = ctx.randn(*sa), ctx.randn(*sb)
         got = ctx.call("cosine_similarity", a.clone(), b.clone())
-        expect_tensor(ctx, got, _like(_cosine_truth(a, b), a), "a.b / (|a| |b|) over the last dim", f"a {describe(a)}, b {describe(b)}")
+        expect_tensor(ctx, got, like(_cosine_truth(a, b), a), "a.b / (|a| |b|) over the last dim", f"a {describe(a)}, b {describe(b)}")
     for theta in (0.0, math.pi / 4, math.pi / 2, 2.0, math.pi):
         a, b, _ = _at_angle(ctx, 5, theta)
         got = ctx.call("cosine_similarity", a.float(), b.float())
@@ -119,7 +107,7 @@ def cosine_similarity_edges(ctx):
     a[3] = 0.0
     b[3] = 0.0
     got = ctx.call("cosine_similarity", a.clone(), b.clone())
-    expect_tensor(ctx, got, _like(_cosine_truth(a, b), a), "a zero vector has cosine 0 with anything (no NaN)", f"a {describe(a)} with zero rows 1 and 3, b with zero rows 2 and 3")
+    expect_tensor(ctx, got, like(_cosine_truth(a, b), a), "a zero vector has cosine 0 with anything (no NaN)", f"a {describe(a)} with zero rows 1 and 3, b with zero rows 2 and 3")
     a = ctx.randn(5, 4)
     eps = 1e3
     got = ctx.call("cosine_similarity", a.clone(), a.clone(), eps=eps)
@@ -129,7 +117,7 @@ def cosine_similarity_edges(ctx):
     ok = (got >= 0) & (got <= bound * (1 + 1e-5) + 1e-12)
     if not bool(ok.all()):
         ctx.fail("eps keyword is used", f"with eps={eps:g} and |a|^2 about 4 the cosine of a with itself must be at most |a|^2/eps, got {got.tolist()}", f"a {describe(a)}")
-    if _float64_ok(ctx):
+    if float64_ok(ctx):
         a, b = ctx.randn(2, 3, 6, dtype=torch.float64), ctx.randn(2, 3, 6, dtype=torch.float64)
         got = ctx.call("cosine_similarity", a.clone(), b.clone())
         expect_tensor(ctx, got, _cosine_truth(a, b).to(ctx.device), "float64 input keeps float64", f"a {describe(a)}, b {describe(b)}", atol=1e-6, rtol=1e-6)
@@ -139,10 +127,7 @@ def cosine_similarity_edges(ctx):
 @check(f"{A}.gram_matrix.values", "gram_matrix")
 def gram_matrix_values(ctx):
     """X X^T over the last two dims, shape (..., N, N), for several shapes and batches."""
-    for shape in MATRIX_SHAPES:
-        X = ctx.randn(*shape)
-        got = ctx.call("gram_matrix", X.clone())
-        expect_tensor(ctx, got, _like(_gram_truth(X), X), "entry (i, j) is row i . row j, shape (..., N, N)", f"X {describe(X)}")
+    expect_on_shapes(ctx, "gram_matrix", MATRIX_SHAPES, _gram_truth, "entry (i, j) is row i . row j, shape (..., N, N)")
 
 
 @check(f"{A}.gram_matrix.properties", "gram_matrix")
@@ -157,10 +142,10 @@ def gram_matrix_properties(ctx):
     before = X.clone()
     got = ctx.call("gram_matrix", X)
     if type(got) is torch.Tensor and got.shape == (4, 4):
-        expect_tensor(ctx, torch.diagonal(got), _like((_cpu64(before) ** 2).sum(-1), before), "the diagonal holds the squared lengths of the rows", f"X {describe(X)}")
+        expect_tensor(ctx, torch.diagonal(got), like((cpu64(before) ** 2).sum(-1), before), "the diagonal holds the squared lengths of the rows", f"X {describe(X)}")
     if not torch.equal(X, before):
         ctx.fail("input left unchanged", "gram_matrix modified X in place", f"X {describe(X)}")
-    if _float64_ok(ctx):
+    if float64_ok(ctx):
         X = ctx.randn(2, 3, 4, dtype=torch.float64)
         got = ctx.call("gram_matrix", X.clone())
         expect_tensor(ctx, got, _gram_truth(X).to(ctx.device), "float64 input keeps float64", f"X {describe(X)}", atol=1e-10, rtol=1e-9)
@@ -170,14 +155,11 @@ def gram_matrix_properties(ctx):
 @check(f"{A}.cosine_similarity_matrix.values", "cosine_similarity_matrix", COSINE_FORBIDDEN)
 def cosine_matrix_values(ctx):
     """Entry (i, j) is cos(row i, row j), shape (..., N, N); scaling a row changes nothing."""
-    for shape in MATRIX_SHAPES:
-        X = ctx.randn(*shape)
-        got = ctx.call("cosine_similarity_matrix", X.clone())
-        expect_tensor(ctx, got, _like(_cosine_matrix_truth(X), X), "entry (i, j) is the cosine of rows i and j", f"X {describe(X)}")
+    expect_on_shapes(ctx, "cosine_similarity_matrix", MATRIX_SHAPES, _cosine_matrix_truth, "entry (i, j) is the cosine of rows i and j")
     X = ctx.randn(5, 3)
     scales = (torch.rand(5, 1, generator=ctx.gen) * 10 + 0.1).to(ctx.device)
     got = ctx.call("cosine_similarity_matrix", X * scales)
-    expect_tensor(ctx, got, _like(_cosine_matrix_truth(X), X), "rows of very different lengths (cosine ignores length)", f"X {describe(X)} with rows scaled by 0.1..10")
+    expect_tensor(ctx, got, like(_cosine_matrix_truth(X), X), "rows of very different lengths (cosine ignores length)", f"X {describe(X)} with rows scaled by 0.1..10")
 
 
 @check(f"{A}.cosine_similarity_matrix.zero_rows", "cosine_similarity_matrix", COSINE_FORBIDDEN)
@@ -188,7 +170,7 @@ def cosine_matrix_zero_rows(ctx):
     X[1, 0] = 0.0
     X[1, 4] = 0.0
     got = ctx.call("cosine_similarity_matrix", X.clone())
-    expect_tensor(ctx, got, _like(_cosine_matrix_truth(X), X), "zero rows give 0 in their row and column, never NaN", f"X {describe(X)} with zero rows")
+    expect_tensor(ctx, got, like(_cosine_matrix_truth(X), X), "zero rows give 0 in their row and column, never NaN", f"X {describe(X)} with zero rows")
     X = ctx.randn(4, 4)
     eps = 1e3
     got = ctx.call("cosine_similarity_matrix", X.clone(), eps=eps)
@@ -197,7 +179,7 @@ def cosine_matrix_zero_rows(ctx):
     bound = (X @ X.T).abs() / eps
     if not bool((got.abs() <= bound * (1 + 1e-5) + 1e-12).all()):
         ctx.fail("eps keyword is used", f"with eps={eps:g} every entry must be at most |x_i . x_j| / eps, got diagonal {torch.diagonal(got).tolist()}", f"X {describe(X)}")
-    if _float64_ok(ctx):
+    if float64_ok(ctx):
         X = ctx.randn(3, 6, 2, dtype=torch.float64)
         X[1, 2] = 0.0
         got = ctx.call("cosine_similarity_matrix", X.clone())
@@ -206,7 +188,7 @@ def cosine_matrix_zero_rows(ctx):
 
 # ---------------------------------------------------------------- most_similar
 def _most_similar_truth(X, i):
-    X = _cpu64(X)
+    X = cpu64(X)
     best, best_j = None, None
     for j in range(X.shape[0]):
         if j == i:
@@ -253,6 +235,6 @@ def most_similar_edges(ctx):
     X = ctx.randint(1, 4, (1, 3)).to(torch.float32).repeat(4, 1)  # integer entries: exact ties
     expect_equal(ctx, ctx.call("most_similar", X.clone(), 0), 1, "ties go to the smallest j", "four equal rows, i=0")
     expect_equal(ctx, ctx.call("most_similar", X.clone(), 2), 0, "ties go to the smallest j", "four equal rows, i=2")
-    if _float64_ok(ctx):
+    if float64_ok(ctx):
         X = ctx.randn(7, 5, dtype=torch.float64)
         expect_equal(ctx, ctx.call("most_similar", X.clone(), 3), _most_similar_truth(X, 3), "works on float64", f"X {describe(X)}, i=3")

@@ -10,6 +10,7 @@ and square cases (where a transpose still "fits") are included too.
 import torch
 
 from .core import check, describe, expect_tensor
+from .ground_truth import cpu64, float64_ok, like
 
 A = ASSIGNMENT = "04"
 CONTRACT = ["project_qkv", "dot_product_scores", "additive_scores", "attend", "self_attention"]
@@ -22,29 +23,17 @@ LAYER_SHAPES = [((), 5, 4, 3, 2), ((), 4, 4, 4, 4), ((2,), 6, 5, 3, 4), ((3, 2),
 SCORE_SHAPES = [((), 4, 6, 3), ((), 5, 5, 5), ((2,), 3, 7, 4), ((2, 3), 4, 2, 3), ((), 1, 5, 2), ((), 6, 1, 4)]
 
 
-def _cpu64(t):
-    return t.detach().to("cpu", torch.float64)
-
-
-def _like(t, ref):
-    return t.to(ref.dtype).to(ref.device)
-
-
-def _float64_ok(ctx):
-    return ctx.device.type != "mps"
-
-
 def _project_truth(X, W):
-    return torch.einsum("...ni,ik->...nk", _cpu64(X), _cpu64(W))
+    return torch.einsum("...ni,ik->...nk", cpu64(X), cpu64(W))
 
 
 def _dot_truth(Q, K):
-    return torch.einsum("...id,...jd->...ij", _cpu64(Q), _cpu64(K))
+    return torch.einsum("...id,...jd->...ij", cpu64(Q), cpu64(K))
 
 
 def _additive_truth(Q, K, w):
     """S[..., i, j] = w . tanh(Q[..., i, :] + K[..., j, :]), one pair at a time."""
-    Q, K, w = _cpu64(Q), _cpu64(K), _cpu64(w)
+    Q, K, w = cpu64(Q), cpu64(K), cpu64(w)
     S = torch.empty(*Q.shape[:-1], K.shape[-2], dtype=torch.float64)
     for i in range(Q.shape[-2]):
         for j in range(K.shape[-2]):
@@ -53,8 +42,8 @@ def _additive_truth(Q, K, w):
 
 
 def _attend_truth(scores, V):
-    weights = torch.softmax(_cpu64(scores), dim=-1)
-    return torch.einsum("...ij,...jd->...id", weights, _cpu64(V)), weights
+    weights = torch.softmax(cpu64(scores), dim=-1)
+    return torch.einsum("...ij,...jd->...id", weights, cpu64(V)), weights
 
 
 def _layer_truth(X, Wq, Wk, Wv):
@@ -84,7 +73,7 @@ def project_values(ctx):
         inputs = f"X {describe(X)}, W_q {describe(Wq)}, W_k {describe(Wk)}, W_v {describe(Wv)}"
         got = _pair(ctx, ctx.call("project_qkv", X.clone(), Wq.clone(), Wk.clone(), Wv.clone()), 3, "returns the tuple (Q, K, V)", inputs)
         for name, part, W in zip("QKV", got, (Wq, Wk, Wv)):
-            expect_tensor(ctx, part, _like(_project_truth(X, W), X), f"{name} = X @ W_{name.lower()} (position {'QKV'.index(name)} of the tuple)", inputs)
+            expect_tensor(ctx, part, like(_project_truth(X, W), X), f"{name} = X @ W_{name.lower()} (position {'QKV'.index(name)} of the tuple)", inputs)
 
 
 @check(f"{A}.project_qkv.properties", "project_qkv")
@@ -95,7 +84,7 @@ def project_properties(ctx):
     got = _pair(ctx, ctx.call("project_qkv", X.clone(), eye, eye.clone(), eye.clone()), 3, "returns the tuple (Q, K, V)", f"X {describe(X)}, identity weights")
     for name, part in zip("QKV", got):
         expect_tensor(ctx, part, X, f"identity weights give {name} = X", f"X {describe(X)}, identity weights")
-    if _float64_ok(ctx):
+    if float64_ok(ctx):
         X = ctx.randn(2, 5, 4, dtype=torch.float64)
         Wq, Wk, Wv = _weights(ctx, (), 4, 3, 6, dtype=torch.float64)
         inputs = f"X {describe(X)}, W_q {describe(Wq)}, W_v {describe(Wv)}"
@@ -111,7 +100,7 @@ def dot_scores_values(ctx):
     for batch, nq, nk, d in SCORE_SHAPES:
         Q, K = ctx.randn(*batch, nq, d), ctx.randn(*batch, nk, d)
         got = ctx.call("dot_product_scores", Q.clone(), K.clone())
-        expect_tensor(ctx, got, _like(_dot_truth(Q, K), Q), "entry (i, j) is query i . key j, shape (..., Nq, Nk)", f"Q {describe(Q)}, K {describe(K)}")
+        expect_tensor(ctx, got, like(_dot_truth(Q, K), Q), "entry (i, j) is query i . key j, shape (..., Nq, Nk)", f"Q {describe(Q)}, K {describe(K)}")
 
 
 @check(f"{A}.dot_product_scores.properties", "dot_product_scores", ATTENTION_FORBIDDEN)
@@ -119,11 +108,11 @@ def dot_scores_properties(ctx):
     """Not scaled (d = 16); queries equal to keys give the Gram matrix; float64 kept."""
     Q, K = ctx.randn(3, 16), ctx.randn(5, 16)
     got = ctx.call("dot_product_scores", Q.clone(), K.clone())
-    expect_tensor(ctx, got, _like(_dot_truth(Q, K), Q), "plain dot products, no 1/sqrt(d) scale in this chapter", f"Q {describe(Q)}, K {describe(K)}")
+    expect_tensor(ctx, got, like(_dot_truth(Q, K), Q), "plain dot products, no 1/sqrt(d) scale in this chapter", f"Q {describe(Q)}, K {describe(K)}")
     X = ctx.randn(2, 4, 3)
     got = ctx.call("dot_product_scores", X.clone(), X.clone())
-    expect_tensor(ctx, got, _like(_dot_truth(X, X), X), "Q = K gives the (symmetric) Gram matrix", f"Q = K = {describe(X)}")
-    if _float64_ok(ctx):
+    expect_tensor(ctx, got, like(_dot_truth(X, X), X), "Q = K gives the (symmetric) Gram matrix", f"Q = K = {describe(X)}")
+    if float64_ok(ctx):
         Q, K = ctx.randn(2, 3, 4, dtype=torch.float64), ctx.randn(2, 5, 4, dtype=torch.float64)
         got = ctx.call("dot_product_scores", Q.clone(), K.clone())
         expect_tensor(ctx, got, _dot_truth(Q, K).to(ctx.device), "float64 input keeps float64", f"Q {describe(Q)}, K {describe(K)}", atol=1e-10, rtol=1e-9)
@@ -136,7 +125,7 @@ def additive_values(ctx):
     for batch, nq, nk, d in SCORE_SHAPES:
         Q, K, w = ctx.randn(*batch, nq, d), ctx.randn(*batch, nk, d), ctx.randn(d)
         got = ctx.call("additive_scores", Q.clone(), K.clone(), w.clone())
-        expect_tensor(ctx, got, _like(_additive_truth(Q, K, w), Q), "entry (i, j) is w . tanh(q_i + k_j), shape (..., Nq, Nk)", f"Q {describe(Q)}, K {describe(K)}, w {describe(w)}")
+        expect_tensor(ctx, got, like(_additive_truth(Q, K, w), Q), "entry (i, j) is w . tanh(q_i + k_j), shape (..., Nq, Nk)", f"Q {describe(Q)}, K {describe(K)}, w {describe(w)}")
 
 
 @check(f"{A}.additive_scores.properties", "additive_scores")
@@ -144,11 +133,11 @@ def additive_properties(ctx):
     """tanh saturates: large inputs give scores bounded by sum |w|; zero w gives zeros; float64 kept."""
     Q, K, w = ctx.randn(4, 3, scale=50.0), ctx.randn(6, 3, scale=50.0), ctx.randn(3)
     got = ctx.call("additive_scores", Q.clone(), K.clone(), w.clone())
-    expect_tensor(ctx, got, _like(_additive_truth(Q, K, w), Q), "large inputs saturate the tanh (|score| <= sum |w|)", f"Q {describe(Q)} with entries around 50, w {describe(w)}")
+    expect_tensor(ctx, got, like(_additive_truth(Q, K, w), Q), "large inputs saturate the tanh (|score| <= sum |w|)", f"Q {describe(Q)} with entries around 50, w {describe(w)}")
     Q, K = ctx.randn(3, 4), ctx.randn(5, 4)
     got = ctx.call("additive_scores", Q.clone(), K.clone(), torch.zeros(4, device=ctx.device))
     expect_tensor(ctx, got, torch.zeros(3, 5, device=ctx.device), "w = 0 gives all-zero scores", f"Q {describe(Q)}, K {describe(K)}, w = 0")
-    if _float64_ok(ctx):
+    if float64_ok(ctx):
         Q, K, w = ctx.randn(2, 3, 4, dtype=torch.float64), ctx.randn(2, 5, 4, dtype=torch.float64), ctx.randn(4, dtype=torch.float64)
         got = ctx.call("additive_scores", Q.clone(), K.clone(), w.clone())
         expect_tensor(ctx, got, _additive_truth(Q, K, w).to(ctx.device), "float64 input keeps float64", f"Q {describe(Q)}, K {describe(K)}", atol=1e-10, rtol=1e-9)
@@ -163,8 +152,8 @@ def attend_values(ctx):
         inputs = f"scores {describe(scores)}, V {describe(V)}"
         out, weights = _pair(ctx, ctx.call("attend", scores.clone(), V.clone()), 2, "returns the tuple (output, weights)", inputs)
         true_out, true_weights = _attend_truth(scores, V)
-        expect_tensor(ctx, weights, _like(true_weights, scores), "weights = softmax over the keys (each row sums to 1), second in the tuple", inputs)
-        expect_tensor(ctx, out, _like(true_out, V), "output = weights @ V, first in the tuple", inputs)
+        expect_tensor(ctx, weights, like(true_weights, scores), "weights = softmax over the keys (each row sums to 1), second in the tuple", inputs)
+        expect_tensor(ctx, out, like(true_out, V), "output = weights @ V, first in the tuple", inputs)
 
 
 @check(f"{A}.attend.edges", "attend", ATTENTION_FORBIDDEN)
@@ -181,9 +170,9 @@ def attend_edges(ctx):
         inputs = f"scores {describe(scores)}, V {describe(V)}: {what}"
         out, weights = _pair(ctx, ctx.call("attend", scores.clone(), V.clone()), 2, "returns the tuple (output, weights)", inputs)
         true_out, true_weights = _attend_truth(scores, V)
-        expect_tensor(ctx, weights, _like(true_weights, scores), f"weights with {what}", inputs)
-        expect_tensor(ctx, out, _like(true_out, V), f"output with {what}", inputs)
-    if _float64_ok(ctx):
+        expect_tensor(ctx, weights, like(true_weights, scores), f"weights with {what}", inputs)
+        expect_tensor(ctx, out, like(true_out, V), f"output with {what}", inputs)
+    if float64_ok(ctx):
         scores, V = ctx.randn(2, 3, 4, dtype=torch.float64), ctx.randn(2, 4, 5, dtype=torch.float64)
         inputs = f"scores {describe(scores)}, V {describe(V)}"
         out, weights = _pair(ctx, ctx.call("attend", scores.clone(), V.clone()), 2, "returns the tuple (output, weights)", inputs)
@@ -200,7 +189,7 @@ def self_attention_values(ctx):
         X = ctx.randn(*batch, n, d_in)
         Wq, Wk, Wv = _weights(ctx, batch, d_in, d_k, d_v)
         got = ctx.call("self_attention", X.clone(), Wq.clone(), Wk.clone(), Wv.clone())
-        expect_tensor(ctx, got, _like(_layer_truth(X, Wq, Wk, Wv), X), "softmax(Q K^T) V with Q, K, V = X W_q, X W_k, X W_v", f"X {describe(X)}, W_q {describe(Wq)}, W_v {describe(Wv)}")
+        expect_tensor(ctx, got, like(_layer_truth(X, Wq, Wk, Wv), X), "softmax(Q K^T) V with Q, K, V = X W_q, X W_k, X W_v", f"X {describe(X)}, W_q {describe(Wq)}, W_v {describe(Wv)}")
 
 
 @check(f"{A}.self_attention.properties", "self_attention", ATTENTION_FORBIDDEN)
@@ -208,13 +197,13 @@ def self_attention_properties(ctx):
     """Identity weights give softmax(X X^T) X; not scaled (d_k = 16); W_v = 0 gives zeros; stable; float64 kept."""
     X = ctx.randn(2, 4, 3)
     eye = torch.eye(3, device=ctx.device)
-    expected = torch.einsum("...ij,...jd->...id", torch.softmax(_dot_truth(X, X), dim=-1), _cpu64(X))
+    expected = torch.einsum("...ij,...jd->...id", torch.softmax(_dot_truth(X, X), dim=-1), cpu64(X))
     got = ctx.call("self_attention", X.clone(), eye, eye.clone(), eye.clone())
-    expect_tensor(ctx, got, _like(expected, X), "identity weights give the parameter-free softmax(X X^T) X", f"X {describe(X)}, identity weights")
+    expect_tensor(ctx, got, like(expected, X), "identity weights give the parameter-free softmax(X X^T) X", f"X {describe(X)}, identity weights")
     X = ctx.randn(5, 4)
     Wq, Wk, Wv = _weights(ctx, (), 4, 16, 3)
     got = ctx.call("self_attention", X.clone(), Wq, Wk, Wv)
-    expect_tensor(ctx, got, _like(_layer_truth(X, Wq, Wk, Wv), X), "no 1/sqrt(d_k) scale in this chapter", f"X {describe(X)}, d_k = 16")
+    expect_tensor(ctx, got, like(_layer_truth(X, Wq, Wk, Wv), X), "no 1/sqrt(d_k) scale in this chapter", f"X {describe(X)}, d_k = 16")
     got = ctx.call("self_attention", X.clone(), Wq, Wk, torch.zeros(4, 3, device=ctx.device))
     expect_tensor(ctx, got, torch.zeros(5, 3, device=ctx.device), "W_v = 0 gives a zero output", f"X {describe(X)}, W_v = 0")
     # integer entries: every score is an exact integer in float32, some of them in the hundreds
@@ -224,8 +213,8 @@ def self_attention_properties(ctx):
     Wq[:, 0] = 2.0  # query (and key) 0 of sentence 0 has a coordinate 24: its own score is >= 576
     Wv = ctx.randint(-2, 3, (4, 3)).to(torch.float32)
     got = ctx.call("self_attention", X.clone(), Wq.clone(), Wq.clone(), Wv.clone())
-    expect_tensor(ctx, got, _like(_layer_truth(X, Wq, Wq, Wv), X), "exact for scores in the hundreds (stable softmax)", f"X {describe(X)} and weights with integer entries, W_k = W_q")
-    if _float64_ok(ctx):
+    expect_tensor(ctx, got, like(_layer_truth(X, Wq, Wq, Wv), X), "exact for scores in the hundreds (stable softmax)", f"X {describe(X)} and weights with integer entries, W_k = W_q")
+    if float64_ok(ctx):
         X = ctx.randn(2, 3, 4, dtype=torch.float64)
         Wq, Wk, Wv = _weights(ctx, (), 4, 2, 5, dtype=torch.float64)
         got = ctx.call("self_attention", X.clone(), Wq, Wk, Wv)
