@@ -23,8 +23,10 @@ when the grader itself failed (a bug, a broken gradebook, no sandbox).
 from __future__ import annotations
 
 import concurrent.futures as cf
+import copy
 import multiprocessing
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -67,10 +69,10 @@ class ClassReport:
         lines = [f"{'student':<{width}}  {'score':>12}  {'status':<16}  why points were lost"]
         for s in self.students:
             score = f"{s.score:g}/{s.max_score:g}" + (f" +{s.manual_max:g}?" if s.manual_max else "")
-            why = "; ".join(f"{gid}: {reason}" for gid, reason in s.failures) or "-"
-            lines.append(f"{s.student:<{width}}  {score:>12}  {s.status:<16}  {why}")
+            why = "; ".join(f"{gid}: {one_line(reason)}" for gid, reason in s.failures) or "-"
+            lines.append(f"{one_line(s.student):<{width}}  {score:>12}  {s.status:<16}  {why}")
             for note in s.notes:
-                lines.append(f"{'':<{width}}  {'':>12}  {'':<16}  note: {note}")
+                lines.append(f"{'':<{width}}  {'':>12}  {'':<16}  note: {one_line(note)}")
         for w in self.warnings:
             lines.append(f"warning: {w}")
         if any(s.manual_max for s in self.students):
@@ -78,6 +80,13 @@ class ClassReport:
         for e in self.grader_errors:
             lines.append(f"GRADER ERROR: {e}")
         return "\n".join(lines)
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    """A student-controlled string made safe for one line of the instructor's terminal."""
+    text = re.sub(r"\x1b\[[0-9;?]*[ -/]*[@-~]", "", str(text))
+    text = "".join(ch if ch.isprintable() else " " for ch in text.encode("utf-8", "replace").decode("utf-8"))
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 # --------------------------------------------------------------------------- nbgrader plumbing
@@ -220,6 +229,8 @@ def prepare(assignment: str, student: str, notebook: str, root: Path, coursedir,
 
     src_dir = Path(coursedir.format_path(coursedir.submitted_directory, student, assignment))
     path = src_dir / f"{notebook}.ipynb"
+    if not real_submission_folder(coursedir, student, assignment):
+        return Job(student, notebook, None, None, {}, problem="invalid notebook: the submission folder is a link", status="invalid notebook")
     if not path.exists() and not path.is_symlink():
         return Job(student, notebook, None, None, {}, problem=f"no notebook {notebook}.ipynb was submitted", status="missing")
     try:
@@ -232,6 +243,21 @@ def prepare(assignment: str, student: str, notebook: str, root: Path, coursedir,
     files.mkdir(parents=True)
     modules, file_notes = copy_student_files(src_dir, files, source_path(assignment, root).parent, list(coursedir.ignore), limits.scratch // 2)
     return Job(student, notebook, nbformat.writes(merged), str(files), modules, notes=notes + file_notes, label=f"{root}:{student}")
+
+
+def real_submission_folder(coursedir, student: str, assignment: str) -> bool:
+    """submitted/<student>/<assignment> is a real folder there, not a link to somewhere else."""
+    base = os.path.realpath(Path(coursedir.root) / coursedir.submitted_directory)
+    src = Path(coursedir.format_path(coursedir.submitted_directory, student, assignment))
+    return src.is_dir() and os.path.realpath(src) == os.path.join(base, student, assignment)
+
+
+def neutralize_html(nb) -> None:
+    """Markdown and raw cells the student could write: raw HTML tags become text, so that
+    formgrader and feedback pages never run a student's script in the grader's browser."""
+    for cell in nb.cells:
+        if cell.cell_type in ("markdown", "raw") and not nbgrader_meta(cell).get("locked"):
+            cell.source = re.sub(r"<(?=[A-Za-z/!?])", "&lt;", cell.source)
 
 
 def _nbgrader_sanitize(nb, coursedir, assignment, student, notebook):
@@ -300,7 +326,9 @@ def save(job: Job, outcome: dict | None, assignment: str, root: Path, coursedir,
     for pp in (IgnorePattern, LimitOutput, SaveAutoGrades, AssignLatePenalties, CheckCellMetadata):
         nb, resources = pp(config=cfg).preprocess(nb, resources)
     dest.mkdir(parents=True, exist_ok=True)
-    nbformat.write(nb, str(dest / f"{job.notebook}.ipynb"))
+    stored = copy.deepcopy(nb)
+    neutralize_html(stored)
+    nbformat.write(stored, str(dest / f"{job.notebook}.ipynb"))
     verdicts = outcome["verdicts"]
     for cell in nb.cells:
         meta = nbgrader_meta(cell)
@@ -328,6 +356,8 @@ def save(job: Job, outcome: dict | None, assignment: str, root: Path, coursedir,
 def _copy_submission_files(src: Path, dest: Path, ignore: list[str]) -> None:
     """autograded/<student>/<assignment>/: the student's regular files and the timestamp."""
     dest.mkdir(parents=True, exist_ok=True)
+    if src.is_symlink() or not src.is_dir():
+        return
     copy_student_files(src, dest, Path("/nonexistent"), ignore, 200 << 20)
     ts = src / "timestamp.txt"
     if ts.is_file() and not ts.is_symlink() and ts.stat().st_size < 200:
@@ -339,7 +369,7 @@ def students_of(assignment: str, coursedir) -> list[str]:
     base = Path(coursedir.root) / coursedir.submitted_directory
     if not base.is_dir():
         return []
-    return sorted(d.name for d in base.iterdir() if d.is_dir() and not d.is_symlink() and not d.name.startswith(".") and (d / assignment).is_dir())
+    return sorted(d.name for d in base.iterdir() if d.is_dir() and not d.is_symlink() and not d.name.startswith(".") and ((d / assignment).is_dir() or (d / assignment).is_symlink()))
 
 
 def grade_assignment(
@@ -387,11 +417,15 @@ def grade_assignment(
             with Gradebook(coursedir.db_url, coursedir.course_id) as gb:
                 gb.update_or_create_student(s)
                 src = Path(coursedir.format_path(coursedir.submitted_directory, s, assignment))
-                try:
-                    timestamp = coursedir.get_existing_timestamp(str(src))
-                except Exception:  # noqa: BLE001 - an unreadable timestamp.txt
-                    timestamp = None
-                    results[s].notes.append("timestamp.txt could not be read; no submission time recorded")
+                stamp = src / "timestamp.txt"
+                timestamp = None
+                if real_submission_folder(coursedir, s, assignment) and stamp.is_file() and not stamp.is_symlink() and stamp.stat().st_size < 200:
+                    try:
+                        timestamp = coursedir.get_existing_timestamp(str(src))
+                    except Exception:  # noqa: BLE001 - an unreadable timestamp.txt
+                        results[s].notes.append("timestamp.txt could not be read; no submission time recorded")
+                elif stamp.exists() or stamp.is_symlink():
+                    results[s].notes.append("timestamp.txt is not a small regular file; no submission time recorded")
                 if timestamp:
                     gb.update_or_create_submission(assignment, s, timestamp=timestamp)
                 else:

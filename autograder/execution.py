@@ -179,12 +179,14 @@ class NotebookRunner:
                             try:
                                 run_remote_check(name, session)
                             except CheckFailure as exc:
-                                error = {"ename": "CheckFailure", "evalue": str(exc), "traceback": [f"CheckFailure: {exc}"]}
+                                msg = clean_text(str(exc)[:4000])
+                                error = {"ename": "CheckFailure", "evalue": msg, "traceback": [f"CheckFailure: {msg}"]}
                                 break
                             except KernelError:
                                 raise
                             except Exception as exc:  # noqa: BLE001 - e.g. a check tripping over an odd answer
-                                error = {"ename": type(exc).__name__, "evalue": str(exc)[:2000], "traceback": [f"{type(exc).__name__}: {str(exc)[:2000]}"]}
+                                msg = clean_text(str(exc)[:2000])
+                                error = {"ename": type(exc).__name__, "evalue": msg, "traceback": [f"{type(exc).__name__}: {msg}"]}
                                 break
                 except KernelTimeout as exc:
                     timeout = self.limits.cell_timeout if time.monotonic() < notebook_deadline else self.limits.notebook_timeout
@@ -223,14 +225,19 @@ def _reason(error: dict) -> str:
     return f"{error.get('ename')}: {value}" if value else error.get("ename", "error")
 
 
+def clean_text(text: str) -> str:
+    """Text from a kernel as storable UTF-8: lone surrogates and NULs replaced."""
+    return text.encode("utf-8", "replace").decode("utf-8").replace("\x00", "\ufffd")
+
+
 def _clean_error(error) -> dict:
     if not isinstance(error, dict):
         return {"ename": "Error", "evalue": "the cell failed", "traceback": []}
     ename = error.get("ename") if type(error.get("ename")) is str else "Error"
     evalue = error.get("evalue") if type(error.get("evalue")) is str else ""
     tb = error.get("traceback") if type(error.get("traceback")) is list else []
-    tb = [line[:2000] for line in tb[:100] if type(line) is str]
-    return {"ename": ename[:200] or "Error", "evalue": evalue[:4000], "traceback": tb}
+    tb = [clean_text(line[:2000]) for line in tb[:100] if type(line) is str]
+    return {"ename": clean_text(ename[:200]) or "Error", "evalue": clean_text(evalue[:4000]), "traceback": tb}
 
 
 class _Budget:
@@ -251,7 +258,7 @@ class _Budget:
             kind = out.get("output_type")
             if kind == "stream":
                 name = out.get("name") if out.get("name") in ("stdout", "stderr") else "stdout"
-                text = out.get("text") if type(out.get("text")) is str else ""
+                text = clean_text(out.get("text")) if type(out.get("text")) is str else ""
                 room = min(self.caps.per_cell - cell_text, self.caps.per_notebook - self.used)
                 if room <= 0:
                     self._note_exhausted()
@@ -277,7 +284,7 @@ class _Budget:
                         if len(value) > self.caps.image or not _is_base64(value):
                             continue
                     else:
-                        value = value[:10000]
+                        value = clean_text(value[:10000])
                     if self.used + len(value) > self.caps.per_notebook:
                         self._note_exhausted()
                         continue

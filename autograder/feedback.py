@@ -17,7 +17,7 @@ from pathlib import Path
 
 import nbformat
 
-from .classgrade import _resources, course_directory
+from .classgrade import _resources, course_directory, neutralize_html
 from .execution import KEEP_MIME
 from .notebooks import COURSE_ROOT
 
@@ -65,6 +65,7 @@ def generate_feedback(assignment: str, root: Path = COURSE_ROOT, only: list[str]
     templates = Path(nbgrader.__file__).parent / "server_extensions" / "formgrader" / "templates"
     cfg = Config(coursedir.config)
     cfg.HTMLExporter.template_name = "feedback"
+    cfg.HTMLExporter.sanitize_html = True  # student markdown may hold HTML: strip scripts and handlers
     cfg.HTMLExporter.extra_template_basedirs = [str(templates)]
     bootstrap = Path(nbgrader.__file__).parent / "server_extensions" / "formgrader" / "static" / "node_modules" / "bootstrap" / "dist" / "css"
     cfg.HTMLExporter.extra_template_paths = [str(bootstrap)]
@@ -77,6 +78,7 @@ def generate_feedback(assignment: str, root: Path = COURSE_ROOT, only: list[str]
         dest = Path(coursedir.format_path(coursedir.feedback_directory, student, assignment))
         for path in sorted(src.glob("*.ipynb")):
             nb = strip_hidden_tests(nbformat.read(str(path), as_version=4))
+            neutralize_html(nb)
             resources = _resources(coursedir, assignment, student, path.stem)
             resources["config_dir"] = jupyter_config_dir()
             nb, resources = GetGrades(config=cfg).preprocess(nb, resources)

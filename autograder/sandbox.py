@@ -81,7 +81,7 @@ class Limits:
     scratch: int = 512 * MiB  # size of the private working copy (tmpfs)
     tmp: int = 256 * MiB  # /tmp and /dev/shm
     max_file: int = 256 * MiB  # largest file the kernel may write
-    max_reply: int = 512 * MiB  # largest frame the grader accepts from a kernel
+    max_reply: int = 256 * MiB  # largest frame the grader accepts from a kernel
     max_text: int = 1 * MiB  # text one request may print (kept by the kernel)
     fd_output: int = 256 * 1024  # bytes of raw stdout/stderr (C level) kept per request
     threads: int | None = None  # torch/OpenMP threads in the kernel (None: library default)

@@ -47,7 +47,7 @@ def load_submission(path: Path, max_bytes: int = MAX_NOTEBOOK_BYTES) -> nbformat
     if data.get("nbformat") != 4:
         raise InvalidNotebook(f"nbformat {data.get('nbformat')!r}; version 4 is expected")
     try:
-        nb = nbformat.reads(raw.decode("utf-8"), as_version=4)
+        nb = nbformat.reads(json.dumps(_storable(data)), as_version=4)
         nbformat.validate(nb)
     except (nbformat.ValidationError, ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
         raise InvalidNotebook(f"does not follow the notebook format ({str(exc).splitlines()[0][:160]})") from None
@@ -55,6 +55,19 @@ def load_submission(path: Path, max_bytes: int = MAX_NOTEBOOK_BYTES) -> nbformat
         if not isinstance(cell.get("source"), str):
             raise InvalidNotebook("a cell without text source")
     return nb
+
+
+def _storable(value, depth: int = 0):
+    """JSON data with every string made storable as UTF-8 (lone surrogates replaced)."""
+    if depth > 100:
+        raise InvalidNotebook("nested too deeply")
+    if isinstance(value, str):
+        return value.encode("utf-8", "replace").decode("utf-8")
+    if isinstance(value, list):
+        return [_storable(v, depth + 1) for v in value]
+    if isinstance(value, dict):
+        return {_storable(k, depth + 1): _storable(v, depth + 1) for k, v in value.items()}
+    return value
 
 
 def _meta(cell) -> dict:

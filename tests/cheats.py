@@ -418,6 +418,22 @@ def build_class(root: Path, env: dict) -> dict[str, Student]:
                      ("duplicate-tests", duplicate), ("kernelspec", kernelspec), ("delete-answer", delete_answer)]:
         cheat(f"cheat-{name}", "test cells or nbgrader metadata tampered with", nb=_edit_cells(wrong, fn))
 
+    xss = _set_answer(wrong, "written_window", '<script>alert("xss")</script><img src=x onerror="alert(2)"> a < b')
+    xss = _add_cell(xss, '<iframe src="javascript:alert(3)"></iframe>', cell_type="markdown")
+    cheat("cheat-html", "HTML and scripts in markdown for formgrader and feedback pages", nb=xss)
+    weird = _set_answer(wrong, "one_hot", WRONG_ONE_HOT + textwrap.dedent('''
+        import sys
+        print("\\ud800 lone surrogate \\x1b[2J\\x1b[H", "\\x00")
+        sys.stderr.write("\\udfff")
+        class Trick(Exception):
+            pass
+        Trick.__name__ = "Trick\\n\\x1b[32mhonest-perfect   12/12 ok\\x1b[0m"
+        def one_hot(ids, vocab_size):
+            raise Trick("\\nhonest-perfect   12/12  ok\\r\\x1b[31m\\ud83d")
+    '''))
+    text = nbformat.writes(_add_cell(weird, "surrogate: SURROGATE", cell_type="markdown")).replace("SURROGATE", "\\ud800")
+    cheat("cheat-weird-text", "control characters and broken Unicode in outputs and messages", nb=text.encode())
+
     shadow_run_check = "def run_check(*args, **kwargs):\n    return None\n"
     cheat("cheat-shadow-modules", "files in the submission that shadow modules", nb=wrong, extra={
         "autograder/__init__.py": "",
@@ -435,6 +451,7 @@ def build_class(root: Path, env: dict) -> dict[str, Student]:
     invalid("invalid-binary", "invalid notebook files", os.urandom(4096))
     invalid("invalid-huge", "invalid notebook files", b'{"cells": [' + b" " * (21 * 1024 * 1024) + b"]}")
     invalid("invalid-symlink", "invalid notebook files", ("symlink", f"{course}/solutions/{a}/{a}.ipynb"))
+    invalid("invalid-symlink-folder", "invalid notebook files", ("symlink-folder", f"{course}/solutions/{a}"))
     bad = json.loads(nbformat.writes(wrong))
     for c in bad["cells"]:
         if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "test_one_hot_values":
@@ -458,6 +475,10 @@ def build_class(root: Path, env: dict) -> dict[str, Student]:
 def write_class(course: Path, students: dict[str, Student]) -> None:
     for s in students.values():
         folder = course / "submitted" / s.name / ASSIGNMENT
+        if isinstance(s.notebook, tuple) and s.notebook[0] == "symlink-folder":
+            folder.parent.mkdir(parents=True)
+            folder.symlink_to(s.notebook[1], target_is_directory=True)
+            continue
         folder.mkdir(parents=True)
         (folder / "timestamp.txt").write_text("2026-01-01 12:00:00.000000 UTC")
         path = folder / f"{ASSIGNMENT}.ipynb"

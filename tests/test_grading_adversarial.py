@@ -190,6 +190,9 @@ def test_every_submission_graded_in_one_run(classroom):
     assert got == set(classroom.students), f"missing: {set(classroom.students) - got}"
     assert not classroom.report.grader_errors, classroom.report.grader_errors
     assert not any(s.status == "grader error" for s in classroom.report.students)
+    for name, s in classroom.students.items():
+        if s.kind in ("honest", "baseline"):
+            assert classroom.result(name).status == "ok", classroom.result(name)
     assert classroom.seconds < 600, f"the class took {classroom.seconds:.0f} s"
 
 
@@ -308,6 +311,29 @@ def test_tampered_cells_and_metadata_are_restored(classroom):
     assert "NotImplementedError" in answer.source
 
 
+def test_student_html_never_reaches_a_browser(classroom):
+    from autograder.feedback import generate_feedback
+
+    _contained(classroom, "cheat-html")
+    nb = nbformat.read(str(classroom.course / "autograded" / "cheat-html" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"), as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            assert not re.search(r"<(script|iframe|img)", cell.source, re.I), cell.source
+    (html,) = generate_feedback(ASSIGNMENT, classroom.course, ["cheat-html"], log=lambda m: None)
+    text = html.read_text()
+    assert "&lt;script&gt;alert" in text, "the student's text is still shown, as text"
+    assert not re.search(r"<script[^>]*>[^<]*alert|<iframe|<img[^>]*onerror", text), "student markup is live in the feedback page"
+
+
+def test_broken_text_does_not_break_grading(classroom):
+    _contained(classroom, "cheat-weird-text")
+    table = classroom.report.table()
+    assert "\x1b" not in table and "\ud800" not in table
+    assert sum(1 for line in table.splitlines() if line.startswith("honest-perfect")) == 1, "a student forged a row of the table"
+    nb = classroom.course / "autograded" / "cheat-weird-text" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    nb.read_text(encoding="utf-8")  # stored as valid UTF-8
+
+
 def test_shadowing_files_do_not_help(classroom):
     _contained(classroom, "cheat-shadow-modules")
 
@@ -320,6 +346,7 @@ def test_invalid_notebooks_score_zero_with_a_reason(classroom):
             assert r.status == "invalid notebook", r
             assert r.failures and "invalid notebook" in r.failures[0][1]
     assert classroom.score("invalid-metadata") <= classroom.score("baseline-wrong")
+    assert [p.name for p in (classroom.course / "solutions" / ASSIGNMENT).iterdir()] == [f"{ASSIGNMENT}.ipynb"], "nothing was written through a linked folder"
 
 
 def test_forbidden_function_is_caught(classroom):
@@ -335,9 +362,9 @@ def test_forbidden_function_is_caught(classroom):
 # ---------------------------------------------------------------- afterwards
 def test_nothing_left_running(classroom):
     assert not classroom.leftovers, classroom.leftovers
-    for base in (Path("/sys/fs/cgroup/memory"), Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup")):
-        if base.is_dir():
-            left = [p for p in base.rglob("autograder-*") if p.is_dir()]
+    for base in (Path("/sys/fs/cgroup/memory"), Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup/unified")):
+        if base.is_dir():  # autograder-<pid of the grader>-<id>: left behind if that grader has finished
+            left = [p for p in base.rglob("autograder-*") if p.is_dir() and not Path(f"/proc/{p.name.split('-')[1]}").exists()]
             assert not left, f"cgroups left behind: {left[:3]}"
 
 

@@ -48,3 +48,20 @@ def test_mutant_verdicts_match_local(assignment, tmp_path, monkeypatch):
     exec(compile(mutant.read_text(encoding="utf-8"), str(mutant), "exec"), namespace)
     local = grade_in_process(assignment, namespace, ROOT)
     assert _verdicts(remote) == _verdicts(local), f"{assignment} {mutant.name}: sandboxed\n{remote.table()}\nlocal\n{local.table()}"
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_every_test_cell_is_decided_by_the_grader(assignment):
+    """Each graded test cell calls at least one hidden check, and its hidden part is only
+    `run_check(name, globals())` lines: otherwise its verdict would come from the student's
+    own kernel, which the student controls."""
+    from autograder.checks import get_check
+    from autograder.classgrade import unguarded_test_cells
+    from autograder.execution import is_test_cell, split_test_cell
+    from autograder.notebooks import read, source_path
+
+    assert unguarded_test_cells(assignment, ROOT) == []
+    for cell in read(source_path(assignment, ROOT)).cells:
+        if is_test_cell(cell):
+            for name in split_test_cell(cell.source)[1]:
+                get_check(name)
