@@ -46,6 +46,25 @@ class RemoteObject:
         return self.type_name.rsplit(".", 1)[-1]
 
 
+_PROXIES: dict[str, type] = {}
+
+
+def _proxy_class(type_name: str) -> type:
+    """A RemoteObject subclass named like the student's type, so that failure messages
+    say ``expected a torch.Tensor, got __main__.Liar`` (the name is just text)."""
+    if type_name not in _PROXIES:
+        if len(_PROXIES) > 1000:  # a kernel inventing names by the thousand gets the plain proxy
+            return RemoteObject
+        module, _, name = type_name.rpartition(".")
+        clean = re.sub(r"\W", "_", name) or "object"
+        if clean[0].isdigit():
+            clean = "_" + clean
+        cls = type(clean, (RemoteObject,), {"__slots__": ()})
+        cls.__module__ = re.sub(r"[^\w.]", "_", module) or "student"
+        _PROXIES[type_name] = cls
+    return _PROXIES[type_name]
+
+
 # --------------------------------------------------------------------------- the student's source, read by the grader
 def _python_source(cell_source: str) -> str:
     """A cell's source as Python (IPython magics and shell escapes transformed)."""
@@ -211,9 +230,22 @@ _IPYTHON_OK = {"run_line_magic", "run_cell_magic", "system", "getoutput"}
 _SETTINGS_OK = ("torch.backends.", "pandas.options.", "pd.options.", "matplotlib.rcParams", "numpy.random.")
 
 
+def _shell_call(node: ast.AST) -> bool:
+    """``get_ipython()`` or ``IPython.get_ipython()``: the kernel's shell object."""
+    return isinstance(node, ast.Call) and (
+        (isinstance(node.func, ast.Name) and node.func.id == "get_ipython")
+        or (isinstance(node.func, ast.Attribute) and node.func.attr == "get_ipython")
+    )
+
+
 def tampering_in(tree: ast.AST, aliases: dict[str, str]) -> str | None:
     """Why ``tree`` (student code) counts as tampering with grading, or None."""
+    shells = {t.id for n in ast.walk(tree) if isinstance(n, ast.Assign) and _shell_call(n.value) for t in n.targets if isinstance(t, ast.Name)}
     for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr not in _IPYTHON_OK and (
+            _shell_call(node.value) or (isinstance(node.value, ast.Name) and node.value.id in shells)
+        ):
+            return f"uses get_ipython().{node.attr}"
         if isinstance(node, ast.Attribute) and node.attr in _TAMPER_ATTRS:
             return f"uses .{node.attr}"
         if isinstance(node, ast.Attribute) and node.attr == "modules" and _dotted(node.value, aliases) == "sys":
@@ -247,12 +279,6 @@ def tampering_in(tree: ast.AST, aliases: dict[str, str]) -> str | None:
                     return f"calls {func.id}() on a library or with a computed name"
             if isinstance(func, ast.Name) and func.id == "vars" and node.args and _dotted(node.args[0], aliases):
                 return "calls vars() on a library"
-            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call) and getattr(func.value.func, "id", None) == "get_ipython":
-                if func.attr not in _IPYTHON_OK:
-                    return f"uses get_ipython().{func.attr}"
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Call) and getattr(node.value.func, "id", None) == "get_ipython":
-            if node.attr not in _IPYTHON_OK:
-                return f"uses get_ipython().{node.attr}"
         targets = []
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -389,7 +415,7 @@ class RemoteContext(Context):
             if tag.get("$") != "obj" or type(tag.get("h")) is not int:
                 raise wire.WireError("bad object reference")
             type_name = tag.get("type") if type(tag.get("type")) is str else "?"
-            return RemoteObject(tag["h"], type_name[:200], tag.get("module") is True)
+            return _proxy_class(type_name[:200])(tag["h"], type_name[:200], tag.get("module") is True)
 
         def on_tensor(tensor, tag):
             if type(tag.get("h")) is int:
