@@ -10,7 +10,6 @@ import json
 import os
 import socket
 import sys
-import tempfile
 import time
 import uuid
 from pathlib import Path
