@@ -175,28 +175,16 @@ def pe_error_checks(ctx, cls: str = "PositionalEncoding") -> None:
         ctx.expect_raises_method(ValueError, f"ValueError when N = {max_len + extra} > max_len = {max_len}", module, "__call__", x)
 
 
-@check(f"{A}.PositionalEncoding.buffer", "PositionalEncoding")
-def module_buffer(ctx):
-    """`pe` is a registered, non-trainable buffer holding the sinusoid."""
-    pe_buffer_checks(ctx)
+def register_positional_encoding_checks(prefix: str, dropout: bool = True) -> None:
+    """Register the PositionalEncoding checks as ``<prefix>.PositionalEncoding.<property>`` (07, and the capstone 09)."""
+    properties = {"buffer": pe_buffer_checks, "forward": pe_forward_checks, "errors": pe_error_checks}
+    if dropout:
+        properties["dropout"] = pe_dropout_checks
+    for name, func in properties.items():
+        check(f"{prefix}.PositionalEncoding.{name}", "PositionalEncoding")(func)
 
 
-@check(f"{A}.PositionalEncoding.forward", "PositionalEncoding")
-def module_forward(ctx):
-    """forward(x) = x + PE[:N]."""
-    pe_forward_checks(ctx)
-
-
-@check(f"{A}.PositionalEncoding.dropout", "PositionalEncoding")
-def module_dropout(ctx):
-    """Dropout after the addition."""
-    pe_dropout_checks(ctx)
-
-
-@check(f"{A}.PositionalEncoding.errors", "PositionalEncoding")
-def module_errors(ctx):
-    """ValueError beyond max_len."""
-    pe_error_checks(ctx)
+register_positional_encoding_checks(A)
 
 
 # ---------------------------------------------------------------- relative_position_matrix
