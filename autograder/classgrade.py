@@ -459,7 +459,10 @@ def grade_assignment(
             elif outcome is not None:
                 res.seconds += outcome["seconds"]
                 res.notes += outcome["notes"]
-                if outcome["problem"]:
+                if outcome["problem_kind"] == "startup":
+                    res.status = "grader error"
+                    report.grader_errors.append(f"{job.student}: {outcome['problem']}")
+                elif outcome["problem"]:
                     res.status = {"timeout": "timeout", "memory": "memory", "limit": "limit", "protocol": "crash"}.get(outcome["problem_kind"], "crash")
                     res.notes.append(outcome["problem"])
                 elif any("CellTimeoutError" in r for _, r in res.failures) and res.status == "ok":

@@ -149,9 +149,9 @@ class NotebookRunner:
         try:
             try:
                 kernel.start()
-            except KernelError as exc:
+            except KernelError as exc:  # no student code has run yet: the grader's environment is at fault
                 stopped = f"the kernel did not start: {exc.reason}"
-                result.problem_kind = exc.kind
+                result.problem_kind = "startup"
             session = Session(kernel, source)
             notebook_deadline = time.monotonic() + self.limits.notebook_timeout
             count = 0
