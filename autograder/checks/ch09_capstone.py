@@ -278,9 +278,9 @@ def train_learns(ctx):
     ids, labels = (t.to(ctx.device) for t in data.encode(sentences))
     model = _tagger(ctx, len(data.VOCAB), len(data.TAGS), 16, 2, 16)
     before = _state(ctx, model)
-    inputs = "64 generated sentences, epochs 10, lr 1e-2"
-    losses = _losses(ctx, ctx.call("train_tagger", model, (ids, labels), 10, 1e-2), 10, inputs)
-    if not losses[-1] < 0.6 * losses[0]:
+    inputs = "64 generated sentences, epochs 20, lr 1e-2"
+    losses = _losses(ctx, ctx.call("train_tagger", model, (ids, labels), 20, 1e-2), 20, inputs)
+    if not losses[-1] < 0.25 * losses[0]:  # the reference ends near 0.1 of its first epoch's loss
         ctx.fail("training lowers the loss (zero_grad, backward, step every batch)", f"losses {[round(v, 3) for v in losses]}", inputs)
     after = _state(ctx, model)
     if all(torch.equal(after[k], v) for k, v in before.items() if k in after):
