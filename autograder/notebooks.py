@@ -1,7 +1,6 @@
 """Where the course's notebooks live, and what nbgrader metadata says about their cells."""
 from __future__ import annotations
 
-import copy
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -75,61 +74,3 @@ def graded_cells(nb) -> list[GradedCell]:
             GradedCell(meta["grade_id"], float(meta.get("points", 0)), auto, _CHECK_CALL.findall(cell.source), cell.source)
         )
     return cells
-
-
-def merge_instructor_cells(student, source) -> tuple[nbformat.NotebookNode, list[str]]:
-    """The student's notebook with every locked or test cell taken from the instructor's.
-
-    Like nbgrader's OverwriteCells with add_missing_cells: a test cell the student
-    edited or deleted is restored, metadata (points, grade ids, cell types) comes
-    from the instructor, and the kernelspec is the instructor's. Returns the merged
-    notebook and a list of notes about what had been tampered with.
-    """
-    notes: list[str] = []
-    instructor = {nbgrader_meta(c)["grade_id"]: c for c in source.cells if nbgrader_meta(c).get("grade_id")}
-    protected = {gid for gid, c in instructor.items() if nbgrader_meta(c).get("locked") or (nbgrader_meta(c).get("grade") and not nbgrader_meta(c).get("solution"))}
-    merged = []
-    seen = set()
-    for cell in student.cells:
-        gid = nbgrader_meta(cell).get("grade_id")
-        if gid in instructor and gid not in seen:
-            seen.add(gid)
-            ref = instructor[gid]
-            if gid in protected:
-                if strip_hidden(cell.source) != strip_hidden(ref.source) or cell.cell_type != ref.cell_type:
-                    notes.append(f"cell {gid} was edited; the instructor's version was restored")
-                new = copy.deepcopy(ref)
-                new.pop("outputs", None)
-                if new.cell_type == "code":
-                    new.outputs, new.execution_count = [], None
-            else:  # an answer cell: keep the student's text, take the instructor's metadata
-                new = copy.deepcopy(cell)
-                new.metadata = copy.deepcopy(ref.metadata)
-                if new.cell_type != ref.cell_type:
-                    notes.append(f"cell {gid} changed type; restored to {ref.cell_type}")
-                    new = nbformat.v4.new_code_cell(cell.source, metadata=new.metadata) if ref.cell_type == "code" else nbformat.v4.new_markdown_cell(cell.source, metadata=new.metadata)
-            merged.append(new)
-        elif gid in instructor:
-            notes.append(f"cell {gid} appeared twice; the copy was dropped")
-        else:
-            if "nbgrader" in cell.get("metadata", {}):
-                cell = copy.deepcopy(cell)
-                cell.metadata.pop("nbgrader")
-            merged.append(cell)
-    # put back what the student deleted, right after the cell that preceded it in the source
-    order = [nbgrader_meta(c).get("grade_id") for c in source.cells]
-    for idx, gid in enumerate(order):
-        if gid is None or gid in seen:
-            continue
-        notes.append(f"cell {gid} was missing; the instructor's version was added")
-        new = copy.deepcopy(instructor[gid])
-        if new.cell_type == "code":
-            new.outputs, new.execution_count = [], None
-        prev = next((order[k] for k in range(idx - 1, -1, -1) if order[k] is not None), None)
-        pos = next((i + 1 for i, c in enumerate(merged) if prev and nbgrader_meta(c).get("grade_id") == prev), 0)
-        merged.insert(pos, new)
-        seen.add(gid)
-    nb = copy.deepcopy(student)
-    nb.cells = merged
-    nb.metadata["kernelspec"] = copy.deepcopy(source.metadata.get("kernelspec", {}))
-    return nb, notes
