@@ -22,7 +22,8 @@ def root() -> Path:
     return ROOT
 
 
-BOOK_SOURCES = ["book", "exercises", "solutions", "_config.yml", "_toc.yml", "requirements.txt"]
+# autograder/: page 09 imports and shows the capstone's data generator from autograder/tagging_data.py
+BOOK_SOURCES = ["book", "exercises", "solutions", "autograder", "_config.yml", "_toc.yml", "requirements.txt"]
 
 
 @pytest.fixture(scope="session")
