@@ -5,6 +5,7 @@
 #   make clean    remove builds and nbgrader's working state (keeps .venv)
 #   make serve    serve the built book on localhost with a local Jupyter kernel for live code
 #   make bench-book  clean build vs bare notebook execution vs cached rebuild, in seconds
+#   make bench-grading  12 honest submissions: plain nbgrader vs ours at --jobs 1 and 2, in seconds
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
@@ -16,7 +17,7 @@ CHROMEDRIVER := /usr/bin/chromedriver
 CJKFONT := /usr/share/fonts/truetype/wqy/wqy-microhei.ttc
 BOOK_FLAGS := --warningiserror --keep-going
 
-.PHONY: book test release clean gpu-check timings venv serve bench-book vendor-thebe
+.PHONY: book test release clean gpu-check timings venv serve bench-book bench-grading vendor-thebe
 
 venv: $(RUNTIME)
 
@@ -83,6 +84,12 @@ serve: $(RUNTIME)
 # side by side (a benchmark on a fresh copy of the book sources, not a test).
 bench-book: $(RUNTIME)
 	$(BIN)/python -m autograder.bench_book
+
+# The same 12 honest submissions graded by plain `nbgrader autograde` and by ours at
+# --jobs 1 and --jobs 2, in one run: times, speed-ups, per-notebook overhead against bare
+# execution, identical scores (a benchmark, not a test). BENCH_GRADING_ARGS="--scheduler local" adds Dask.
+bench-grading: $(RUNTIME) | sandbox
+	$(BIN)/python -m autograder.bench_grading $(BENCH_GRADING_ARGS)
 
 # Refresh the vendored thebe bundle (book/_static/thebe/) from the npm registry.
 THEBE_VERSION := 0.9.3
