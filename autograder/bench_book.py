@@ -36,7 +36,7 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCES = ["book", "exercises", "solutions", "_config.yml", "_toc.yml", "requirements.txt"]
+SOURCES = ["book", "exercises", "solutions", "autograder", "_config.yml", "_toc.yml", "requirements.txt"]  # chapter 9 imports autograder/tagging_data.py
 EXECUTED = re.compile(r"^(/\S+?\.(?:md|ipynb)): Executed notebook in ([\d.]+) seconds", re.M)
 
 
