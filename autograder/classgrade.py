@@ -442,7 +442,12 @@ def grade_assignment(
                     report.grader_errors.append(f"{s}: {traceback.format_exc(limit=3)}")
                 results[s].notes += job.notes
                 work.append(job)
-        outcomes = _execute_all([j for j in work if j.merged is not None], limits, unsafe, device, jobs, report, log)
+        try:
+            outcomes = _execute_all([j for j in work if j.merged is not None], limits, unsafe, device, jobs, report, log)
+        finally:
+            from .warmpool import shutdown
+
+            shutdown()  # this process's warm zygote, if it made one
         for job in work:
             res = results[job.student]
             outcome = outcomes.get((job.student, job.notebook))
@@ -485,6 +490,8 @@ def _execute_all(jobs_list: list[Job], limits: Limits, unsafe: bool, device: str
             except Exception:  # noqa: BLE001
                 report.grader_errors.append(f"{job.student}: {traceback.format_exc(limit=5)}")
         return outcomes
+    if os.environ.get("AUTOGRADER_WORKERS", "threads") == "threads":
+        return _execute_in_threads(jobs_list, limits, unsafe, device, jobs, report, log)
     ctx = multiprocessing.get_context("spawn")
 
     def run_pool(batch: list[Job], workers: int) -> list[Job]:
@@ -506,6 +513,28 @@ def _execute_all(jobs_list: list[Job], limits: Limits, unsafe: bool, device: str
     for job in run_pool(list(jobs_list), jobs):  # one at a time: find the one that kills its worker
         if run_pool([job], 1):
             report.grader_errors.append(f"{job.student}: the grading worker died")
+    return outcomes
+
+
+def _execute_in_threads(jobs_list: list[Job], limits: Limits, unsafe: bool, device: str, jobs: int, report: ClassReport, log) -> dict:
+    """``--jobs N``: N grader threads, each driving one sandboxed kernel at a time.
+
+    The student code runs in the kernels (separate sandboxed processes, so N of them use
+    N cores); a grader thread only sends requests and decides hidden checks, and the
+    warm zygote of this process (``warmpool``) is shared by the threads. Results come
+    back here; the gradebook is written afterwards by this one thread. (Set
+    AUTOGRADER_WORKERS=processes for one spawned grader process per worker instead:
+    each pays for importing torch and starting its own zygote.)"""
+    outcomes: dict = {}
+    with cf.ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="autograder-job") as pool:
+        futures = {pool.submit(execute_job, job, limits, unsafe, device): job for job in jobs_list}
+        for fut in cf.as_completed(futures):
+            job = futures[fut]
+            try:
+                outcomes[(job.student, job.notebook)] = fut.result()
+                log(f"  graded {job.student}")
+            except Exception:  # noqa: BLE001
+                report.grader_errors.append(f"{job.student}: {traceback.format_exc(limit=5)}")
     return outcomes
 
 

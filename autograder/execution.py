@@ -30,7 +30,8 @@ import nbformat
 from .checks.core import CheckFailure, get_check
 from .notebooks import nbgrader_meta
 from .remote import Session, StudentSource, run_remote_check
-from .sandbox import Kernel, KernelError, KernelTimeout, Limits
+from .sandbox import KernelError, KernelTimeout, Limits
+from .warmpool import make_kernel
 
 _HIDDEN = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS[^\n]*\n(.*?)^[ \t]*### END HIDDEN TESTS[^\n]*(\n|$)", re.S | re.M)
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
@@ -115,7 +116,8 @@ class RunResult:
 class NotebookRunner:
     """Runs one notebook: visible code in the sandboxed kernel, hidden checks here."""
 
-    def __init__(self, limits: Limits | None = None, caps: OutputCaps | None = None, unsafe: bool = False, device: str = "cpu"):
+    def __init__(self, limits: Limits | None = None, caps: OutputCaps | None = None, unsafe: bool = False, device: str = "cpu", warm: bool = True):
+        self.warm = warm  # a kernel forked by the warm zygote when the machine allows it (warmpool)
         self.limits = limits or Limits()
         self.caps = caps or OutputCaps()
         self.unsafe = unsafe
@@ -144,7 +146,7 @@ class NotebookRunner:
             modules=extra_modules or {},
         )
         budget = _Budget(self.caps)
-        kernel = Kernel(submission_dir, self.limits, unsafe=self.unsafe, device=self.device, forbidden=sorted(forbidden), label=label)
+        kernel = make_kernel(submission_dir, self.limits, unsafe=self.unsafe, device=self.device, forbidden=sorted(forbidden), label=label, warm=self.warm)
         stopped = ""
         try:
             try:

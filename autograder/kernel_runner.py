@@ -72,9 +72,23 @@ def copy_submission(src: str, dst: str) -> None:
                     pass
 
 
+def unpack_submission(fd: int, dst: str) -> None:
+    """A warm kernel (``zygote_runner``) gets the submission as a tar stream the grader writes."""
+    import tarfile
+
+    with os.fdopen(fd, "rb") as stream:
+        with tarfile.open(fileobj=stream, mode="r|") as tar:
+            tar.extractall(dst, filter="data")
+
+
 os.makedirs(CONFIG["workdir"], exist_ok=True)
 if CONFIG.get("submission"):
     copy_submission(CONFIG["submission"], CONFIG["workdir"])
+if CONFIG.get("files_fd") is not None:
+    try:
+        unpack_submission(CONFIG["files_fd"], CONFIG["workdir"])
+    except Exception:  # noqa: BLE001 - e.g. the scratch space is full: grade what arrived
+        pass
 os.chdir(CONFIG["workdir"])
 
 import numpy  # noqa: E402

@@ -133,6 +133,35 @@ def seccomp_program() -> bytes | None:
     return b"".join(struct.pack("=HBBI", *ins) for ins in prog)
 
 
+_LOCKDOWN_X86_64 = (165, 166, 155, 161, 272, 308, 101, 428, 429, 430, 431, 432, 433, 442)  # mount ... mount_setattr, ptrace
+_CLONE_NEW_FLAGS = 0x7E020080  # CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET, NEWTIME
+
+
+def lockdown_program() -> bytes | None:
+    """Classic BPF stacked on top of :func:`seccomp_program` in a warm kernel (forked by
+    the zygote, which had to keep namespaces available): no mounts, no new or other
+    namespaces, no chroot, no ptrace; clone3 fails with ENOSYS (the C library falls back
+    to clone, whose flags are checked). x86_64 only (None elsewhere: kernels start cold)."""
+    if platform.machine() != "x86_64":
+        return None
+    audit, clone, clone3 = 0xC000003E, 56, 435
+    prog = [(_LD_W_ABS, 0, 0, 4), (_JEQ, 1, 0, audit), (_RET, 0, 0, _ERRNO | _EPERM), (_LD_W_ABS, 0, 0, 0)]
+    for nr in _LOCKDOWN_X86_64:
+        prog += [(_JEQ, 0, 1, nr), (_RET, 0, 0, _ERRNO | _EPERM)]
+    prog += [
+        (_JEQ, 0, 1, clone3),
+        (_RET, 0, 0, _ERRNO | _ENOSYS),
+        (_JEQ, 1, 0, clone),
+        (_RET, 0, 0, _ALLOW),
+        (_LD_W_ABS, 0, 0, 16),  # low 32 bits of args[0]: the clone flags
+        (0x54, 0, 0, _CLONE_NEW_FLAGS),  # BPF_ALU | BPF_AND | BPF_K
+        (_JEQ, 0, 1, 0),
+        (_RET, 0, 0, _ALLOW),
+        (_RET, 0, 0, _ERRNO | _EPERM),
+    ]
+    return b"".join(struct.pack("=HBBI", *ins) for ins in prog)
+
+
 # --------------------------------------------------------------------------- cgroups
 class Cgroup:
     """A memory + pids cgroup for one kernel, when this process may create one."""
