@@ -381,6 +381,7 @@ def grade_assignment(
     unsafe: bool = False,
     device: str = "cpu",
     only: list[str] | None = None,
+    scheduler: str | None = None,
     log=print,
 ) -> ClassReport:
     from nbgrader.api import Gradebook
@@ -443,7 +444,11 @@ def grade_assignment(
                 results[s].notes += job.notes
                 work.append(job)
         try:
-            outcomes = _execute_all([j for j in work if j.merged is not None], limits, unsafe, device, jobs, report, log)
+            runnable = [j for j in work if j.merged is not None]
+            if scheduler:
+                outcomes = _execute_on_dask(runnable, limits, unsafe, device, scheduler, report, log)
+            else:
+                outcomes = _execute_all(runnable, limits, unsafe, device, jobs, report, log)
         finally:
             from .warmpool import shutdown
 
@@ -538,6 +543,72 @@ def _execute_in_threads(jobs_list: list[Job], limits: Limits, unsafe: bool, devi
     return outcomes
 
 
+def _pack_files(folder: str | None) -> bytes:
+    import io
+    import tarfile
+
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        if folder:
+            for path in sorted(Path(folder).rglob("*")):
+                if path.is_file() and not path.is_symlink():
+                    tar.add(str(path), arcname=str(path.relative_to(folder)), recursive=False)
+    return buf.getvalue()
+
+
+def execute_shipped(job: Job, files: bytes, limits: Limits, unsafe: bool, device: str) -> dict:
+    """A grading task on a Dask worker (maybe another machine): the submission's private
+    files arrive as a tar archive made by the grader, are unpacked into a fresh folder
+    on the worker, and the notebook runs in that worker's sandbox (warm zygote per
+    worker process) exactly as with --jobs; only plain data goes back."""
+    import io
+    import tarfile
+
+    with tempfile.TemporaryDirectory(prefix="autograder-task-") as tmp:
+        folder = Path(tmp) / "files"
+        folder.mkdir()
+        os.chmod(tmp, 0o755)
+        with tarfile.open(fileobj=io.BytesIO(files), mode="r") as tar:
+            tar.extractall(folder, filter="data")
+        return execute_job(Job(job.student, job.notebook, job.merged, str(folder), job.modules, label=job.label), limits, unsafe, device)
+
+
+def _execute_on_dask(jobs_list: list[Job], limits: Limits, unsafe: bool, device: str, scheduler: str, report: ClassReport, log) -> dict:
+    """``--scheduler ADDRESS``: the same grading tasks on a Dask distributed cluster.
+
+    Each task is one submission (``execute_shipped``); its result comes back to this
+    process, which alone writes the gradebook. ``local`` starts a LocalCluster here
+    (two single-threaded worker processes). Workers need this course's Python
+    environment and bubblewrap, as a grading machine does."""
+    from distributed import Client, LocalCluster, as_completed
+
+    outcomes: dict = {}
+    cluster = None
+    if scheduler == "local":
+        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+        client = Client(cluster)
+    else:
+        client = Client(scheduler)
+    try:
+        futures = {}
+        for job in jobs_list:
+            fut = client.submit(execute_shipped, job, _pack_files(job.files), limits, unsafe, device, pure=False,
+                                key=f"grade-{job.notebook}-{len(futures)}", retries=0)
+            futures[fut] = job
+        for fut in as_completed(list(futures)):
+            job = futures[fut]
+            try:
+                outcomes[(job.student, job.notebook)] = fut.result()
+                log(f"  graded {job.student}")
+            except Exception:  # noqa: BLE001 - a worker lost or a task failed: the grader's problem
+                report.grader_errors.append(f"{job.student}: {traceback.format_exc(limit=5)}")
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+    return outcomes
+
+
 def unguarded_test_cells(assignment: str, root: Path) -> list[str]:
     """Test cells whose verdict would come only from the student's kernel (no hidden check)."""
     from .execution import is_test_cell, split_test_cell
@@ -555,6 +626,8 @@ def add_commands(sub) -> None:
     p = sub.add_parser("grade", help="grade submitted/<student>/ASSIGNMENT/ in sandboxes into the gradebook and autograded/")
     p.add_argument("assignment")
     p.add_argument("--jobs", type=int, default=1, help="students graded at once")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="run the grading tasks on this Dask scheduler (tcp://host:8786; `local`: a LocalCluster here)")
     p.add_argument("--student", action="append", help="grade only this student (repeatable)")
     p.add_argument("--timeout", type=float, default=None, help="seconds per cell (default: nbgrader's Execute.timeout)")
     p.add_argument("--notebook-timeout", type=float, default=None, help="seconds per notebook (default 1800)")
@@ -584,7 +657,7 @@ def cmd_grade(args) -> int:
     start = time.monotonic()
     try:
         report = grade_assignment(args.assignment, Path(args.course_root), jobs=max(1, args.jobs), limits=limits,
-                                  unsafe=args.unsafe, device=args.device, only=args.student, log=lambda m: print(m, flush=True))
+                                  unsafe=args.unsafe, device=args.device, only=args.student, scheduler=args.scheduler, log=lambda m: print(m, flush=True))
     except SandboxUnavailable as exc:
         print(f"grade: {exc}", file=sys.stderr)
         return 2
