@@ -47,6 +47,7 @@ LIBC = ctypes.CDLL(None, use_errno=True)
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET, CLONE_NEWCGROUP = 0x10000000, 0x20000000, 0x40000000, 0x02000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 1, 2, 4, 8, 0x4000, 1 << 18
+MS_BIND, MNT_DETACH = 4096, 2
 PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, PR_CAPBSET_DROP, PR_SET_DUMPABLE = 38, 22, 24, 4
 SECCOMP_MODE_FILTER = 2
 
@@ -116,13 +117,32 @@ def child(fds: list[int], req: dict) -> None:
     os._exit(0)
 
 
+def _python_roots_in_tmp() -> list[str]:
+    """Directories of this Python (installation, environment) that lie under /tmp or /dev/shm."""
+    roots = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.dirname(os.path.realpath(sys.executable)))}
+    return sorted(r for r in roots if r.startswith(("/tmp/", "/dev/shm/")))
+
+
 def kernel(req_r: int, rep_w: int, ctl_r: int, out_w: int, err_w: int, files_r: int, req: dict) -> None:
     """A fresh PID namespace: private mounts; its init; the kernel without privileges."""
     _mount("none", "/", None, MS_REC | MS_PRIVATE)
     _mount("tmpfs", "/proc", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, "size=4k,mode=555")
     _mount("tmpfs", "/home/student", "tmpfs", MS_NOSUID | MS_NODEV, f"size={int(req['scratch'])},mode=755")
+    # A Python environment under /tmp (a CI clone, a test copy) must stay visible over
+    # the fresh /tmp: hold it on a bind mount, mount the tmpfs, put it back (still read-only).
+    held = []
+    for i, root in enumerate(_python_roots_in_tmp()):
+        hold = f"/home/student/.python-{i}"
+        os.mkdir(hold)
+        _mount(root, hold, None, MS_BIND | MS_REC)
+        held.append((hold, root))
     for d in ("/tmp", "/dev/shm"):
         _mount("tmpfs", d, "tmpfs", MS_NOSUID | MS_NODEV, f"size={int(req['tmp'])},mode=1777")
+    for hold, root in held:
+        os.makedirs(root, exist_ok=True)
+        _mount(hold, root, None, MS_BIND | MS_REC)  # keeps the source's locked read-only flag
+        _check(LIBC.umount2(hold.encode(), MNT_DETACH), "umount2")
+        os.rmdir(hold)
     LIBC.sethostname(b"sandbox", 7)
     # PID 1 of the namespace stays a small init that reaps orphans and ends with the
     # kernel (the kernel itself is PID 2: an init is shielded from signals and the OOM killer)
