@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -34,23 +33,10 @@ from pathlib import Path
 
 import nbformat
 
-from .notebooks import nbgrader_meta, read, release_path, source_path
+from .notebooks import reference_submission
 
 ROOT = Path(__file__).resolve().parent.parent
 COPIED = ["solutions", "exercises", "autograder", "nbgrader_config.py"]
-_MARKERS = re.compile(r"^[ \t]*### (BEGIN|END) SOLUTION[ \t]*\n", re.M)
-
-
-def honest_submission(assignment: str) -> nbformat.NotebookNode:
-    """The released notebook with every answer cell filled in from solutions/."""
-    answers = {nbgrader_meta(c).get("grade_id"): c for c in read(source_path(assignment, ROOT)).cells if nbgrader_meta(c).get("solution")}
-    nb = read(release_path(assignment, ROOT))
-    for cell in nb.cells:
-        gid = nbgrader_meta(cell).get("grade_id")
-        if nbgrader_meta(cell).get("solution") and gid in answers:
-            src = answers[gid].source
-            cell.source = _MARKERS.sub("", src if src.endswith("\n") else src + "\n") if cell.cell_type == "code" else src
-    return nb
 
 
 def make_course(dest: Path, assignment: str, students: int) -> Path:
@@ -61,7 +47,7 @@ def make_course(dest: Path, assignment: str, students: int) -> Path:
             shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"))
         else:
             shutil.copy2(src, dest / name)
-    nb = honest_submission(assignment)
+    nb = reference_submission(assignment, ROOT)
     for i in range(students):
         folder = dest / "submitted" / f"student{i:02d}" / assignment
         folder.mkdir(parents=True)

@@ -8,26 +8,14 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.notebooks import nbgrader_meta, read, release_path, source_path
+from autograder.notebooks import nbgrader_meta, reference_submission
 
-_SOLUTION_BLOCK = re.compile(r"^[ \t]*### (BEGIN|END) SOLUTION[ \t]*\n", re.M)
 MUTANTS = Path(__file__).resolve().parent / "mutants"
-
-
-def reference_answer(source: str) -> str:
-    """An instructor answer cell's source as a student would type it (markers removed)."""
-    return _SOLUTION_BLOCK.sub("", source + ("\n" if not source.endswith("\n") else ""))
 
 
 def perfect_submission(assignment: str, root: Path) -> nbformat.NotebookNode:
     """The released student notebook with every answer cell filled in from solutions/."""
-    answers = {nbgrader_meta(c).get("grade_id"): c.source for c in read(source_path(assignment, root)).cells if nbgrader_meta(c).get("solution")}
-    nb = read(release_path(assignment, root))
-    for cell in nb.cells:
-        gid = nbgrader_meta(cell).get("grade_id")
-        if nbgrader_meta(cell).get("solution") and gid in answers:
-            cell.source = reference_answer(answers[gid]) if cell.cell_type == "code" else answers[gid]
-    return nb
+    return reference_submission(assignment, root)
 
 
 def mutant_submission(assignment: str, root: Path, mutant: Path) -> nbformat.NotebookNode:
