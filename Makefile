@@ -25,16 +25,19 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
 
-# Reinstalls only when requirements.txt changes.
-$(RUNTIME): requirements.txt | $(BIN)/python
+# Reinstalls only when requirements.txt or pyproject.toml changes. The course's own packages
+# (autograder/, course/) are installed in editable mode: pages, notebooks, checks and tests
+# import them by name, and edits to them take effect without reinstalling.
+$(RUNTIME): requirements.txt pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
 	touch $@
 
 $(TESTTOOLS): requirements-test.txt $(RUNTIME) | $(CHROMIUM) $(CHROMEDRIVER) $(CJKFONT)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-test.txt
 	touch $@
 
-# Grading runs student code inside bubblewrap (autograder/sandbox.py) and refuses to
+# Grading runs student code inside bubblewrap (autograder/isolation/) and refuses to
 # run without it: `make sandbox` installs it when missing (root or sudo, and apt).
 .PHONY: sandbox
 $(TESTTOOLS): | sandbox
@@ -62,11 +65,11 @@ release: $(RUNTIME)
 
 # Executes every book page and solution notebook on CUDA; fails without a GPU.
 gpu-check: $(RUNTIME)
-	COURSE_DEVICE=cuda $(BIN)/python -m autograder gpu-check
+	COURSE_DEVICE=cuda $(BIN)/python -m tools.notebook_runs gpu-check
 
 # Per-notebook execution time on this machine (a benchmark, not a test).
 timings: $(RUNTIME)
-	$(BIN)/python -m autograder timings
+	$(BIN)/python -m tools.notebook_runs timings
 
 clean:
 	rm -rf _build gradebook.db submitted autograded feedback .pytest_cache
@@ -78,18 +81,18 @@ SERVE_PORT ?= 8000
 KERNEL_PORT ?= 8888
 serve: $(RUNTIME)
 	@test -f _build/html/index.html || $(MAKE) book
-	$(BIN)/python -m autograder.serve --html _build/html --root . --port $(SERVE_PORT) --kernel-port $(KERNEL_PORT)
+	$(BIN)/python -m tools.serve --html _build/html --root . --port $(SERVE_PORT) --kernel-port $(KERNEL_PORT)
 
 # Clean build time, the sum of bare notebook execution times and the cached rebuild time,
 # side by side (a benchmark on a fresh copy of the book sources, not a test).
 bench-book: $(RUNTIME)
-	$(BIN)/python -m autograder.bench_book
+	$(BIN)/python -m tools.bench_book
 
 # The same 12 honest submissions graded by plain `nbgrader autograde` and by ours at
 # --jobs 1 and --jobs 2, in one run: times, speed-ups, per-notebook overhead against bare
 # execution, identical scores (a benchmark, not a test). BENCH_GRADING_ARGS="--scheduler local" adds Dask.
 bench-grading: $(RUNTIME) | sandbox
-	$(BIN)/python -m autograder.bench_grading $(BENCH_GRADING_ARGS)
+	$(BIN)/python -m tools.bench_grading $(BENCH_GRADING_ARGS)
 
 # Refresh the vendored thebe bundle (book/_static/thebe/) from the npm registry.
 THEBE_VERSION := 0.9.3

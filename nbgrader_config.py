@@ -25,8 +25,5 @@ c.OverwriteCells.add_missing_cells = True
 c.IgnorePattern.enabled = True
 c.IgnorePattern.pattern = r"(?i)warning"
 
-# The hidden tests call `autograder.checks`; the kernels nbgrader starts inherit
-# this environment, so make the course package importable from them.
-_path = os.environ.get("PYTHONPATH", "")
-if COURSE_ROOT not in _path.split(os.pathsep):
-    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (COURSE_ROOT, _path) if p)
+# The hidden tests import `course.checks`: the course is installed into the environment
+# (`make book` or `pip install -e .`), so the kernels nbgrader starts find it.

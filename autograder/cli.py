@@ -1,46 +1,14 @@
-"""Command line: ``python -m autograder {release,check,grade,feedback,timings,gpu-check}``."""
+"""Command line: ``python -m autograder {release,check,grade,feedback}``."""
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
 import sys
-import tempfile
 import time
+import traceback
 from pathlib import Path
 
-from .notebooks import COURSE_ROOT, assignments, book_pages, read, source_path
-
-
-def kernel_env(device: str | None = None) -> dict:
-    """Environment for notebook kernels: the course package importable, optional device."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(COURSE_ROOT), env.get("PYTHONPATH", "")) if p)
-    if device:
-        env["COURSE_DEVICE"] = device
-    return env
-
-
-def execute(nb, cwd: Path, timeout: int = 300, env: dict | None = None, allow_errors: bool = True):
-    """Execute a notebook in a fresh kernel started in ``cwd``; return it with outputs."""
-    from nbclient import NotebookClient
-
-    client = NotebookClient(
-        nb,
-        timeout=timeout,
-        kernel_name="python3",
-        allow_errors=allow_errors,
-        resources={"metadata": {"path": str(cwd)}},
-    )
-    old = dict(os.environ)
-    try:
-        os.environ.clear()
-        os.environ.update(env or kernel_env())
-        client.execute()
-    finally:
-        os.environ.clear()
-        os.environ.update(old)
-    return nb
+from .pipeline.coursedir import COURSE_ROOT, assignments
 
 
 # --------------------------------------------------------------------------- release
@@ -69,16 +37,16 @@ def assignment_of(path: Path) -> str:
 
 def self_check(path: Path, assignment: str | None = None, timeout: int = 120, unsafe: bool = False, memory: str | None = None):
     """Grade one student notebook with the instructor's hidden tests (self-study),
-    in the same sandbox as ``grade`` (see autograder/execution.py)."""
-    from .execution import check_notebook
-    from .sandbox import limits_from_args
+    in the same sandbox as ``grade`` (see autograder/selfcheck.py)."""
+    from .isolation import limits_from_args
+    from .selfcheck import check_notebook
 
     assignment = assignment or assignment_of(path)
     return check_notebook(path, assignment, limits_from_args(timeout=timeout, memory=memory), unsafe=unsafe)
 
 
 def cmd_check(args) -> int:
-    from .sandbox import SandboxUnavailable
+    from .isolation import SandboxUnavailable
 
     path = Path(args.notebook).resolve()
     if not path.is_file():
@@ -94,57 +62,69 @@ def cmd_check(args) -> int:
     return 0 if report.full_marks else 1
 
 
-# --------------------------------------------------------------------------- timings / gpu-check
-def run_all(device: str | None = None, only: list[str] | None = None) -> list[tuple[str, float, str]]:
-    """Execute every book page and instructor notebook; (name, seconds, status) rows."""
-    targets = [(f"book/{p.name}", p, p.parent) for p in book_pages()]
-    targets += [(f"solutions/{a}", source_path(a), source_path(a).parent) for a in assignments()]
-    rows = []
-    for label, path, cwd in targets:
-        if only and not any(o in label for o in only):
-            continue
-        nb = read(path)
-        start = time.perf_counter()
-        status = "ok"
-        try:
-            execute(nb, cwd, env=kernel_env(device), allow_errors=False)
-        except Exception as exc:  # noqa: BLE001 - report and go on
-            status = "FAILED: " + str(exc).strip().splitlines()[-1][:120] if str(exc).strip() else "FAILED"
-        rows.append((label, time.perf_counter() - start, status))
-        print(f"{label:<45} {rows[-1][1]:7.1f} s  {status}", flush=True)
-    return rows
+# --------------------------------------------------------------------------- grade / feedback
+def add_commands(sub) -> None:
+    """``grade`` and ``feedback`` subcommands for ``python -m autograder``."""
+    p = sub.add_parser("grade", help="grade submitted/<student>/ASSIGNMENT/ in sandboxes into the gradebook and autograded/")
+    p.add_argument("assignment")
+    p.add_argument("--jobs", type=int, default=1, help="students graded at once")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="run the grading tasks on this Dask scheduler (tcp://host:8786; `local`: a LocalCluster here)")
+    p.add_argument("--student", action="append", help="grade only this student (repeatable)")
+    p.add_argument("--timeout", type=float, default=None, help="seconds per cell (default: nbgrader's Execute.timeout)")
+    p.add_argument("--notebook-timeout", type=float, default=None, help="seconds per notebook (default 1800)")
+    p.add_argument("--memory", default=None, help="memory cap per submission, e.g. 4G (default)")
+    p.add_argument("--pids", type=int, default=None, help="processes + threads per submission (default 256)")
+    p.add_argument("--threads", type=int, default=None, help="torch threads per kernel (default: library's)")
+    p.add_argument("--device", default="cpu", help="device for kernels and checks (cpu; cuda binds the GPU into the sandbox)")
+    p.add_argument("--course-root", default=str(COURSE_ROOT), help="course root (default: this repository)")
+    p.add_argument("--unsafe", action="store_true", help="run student code WITHOUT a sandbox (only if none is available)")
+    p.set_defaults(func=cmd_grade)
+
+    p = sub.add_parser("feedback", help="write feedback/<student>/ASSIGNMENT/*.html (hidden tests stay hidden)")
+    p.add_argument("assignment")
+    p.add_argument("--student", action="append", help="only this student (repeatable)")
+    p.add_argument("--course-root", default=str(COURSE_ROOT))
+    p.set_defaults(func=cmd_feedback)
 
 
-def print_table(rows, budget: float) -> None:
-    print()
-    print(f"{'notebook':<45} {'seconds':>8}  status")
-    for label, secs, status in rows:
-        flag = "" if secs <= budget else f"  (over the {budget:g} s budget)"
-        print(f"{label:<45} {secs:8.1f}  {status}{flag}")
-    print(f"{'total':<45} {sum(r[1] for r in rows):8.1f}")
+def cmd_grade(args) -> int:
+    from .classgrade import grade_assignment
+    from .isolation import Limits, SandboxUnavailable, limits_from_args
 
-
-def cmd_timings(args) -> int:
-    import torch
-
-    print(f"torch {torch.__version__}, {os.cpu_count()} CPU(s), device {args.device or 'default'}\n")
-    rows = run_all(args.device, args.only)
-    print_table(rows, args.budget)
-    return 0 if all(r[2] == "ok" for r in rows) else 1
-
-
-def cmd_gpu_check(args) -> int:
-    import torch
-
-    if not torch.cuda.is_available():
-        print("gpu-check: CUDA is not available on this machine; nothing was run.", file=sys.stderr)
+    limits = limits_from_args(args.timeout, args.memory, args.pids, args.notebook_timeout, args.threads)
+    if args.timeout is None:
+        limits.cell_timeout = Limits().cell_timeout  # nbgrader's Execute.timeout is applied in grade_assignment
+    if args.unsafe:
+        print("WARNING: --unsafe: student code runs without a sandbox, as you, on your files.", file=sys.stderr)
+    start = time.monotonic()
+    try:
+        report = grade_assignment(args.assignment, Path(args.course_root), jobs=max(1, args.jobs), limits=limits,
+                                  unsafe=args.unsafe, device=args.device, only=args.student, scheduler=args.scheduler, log=lambda m: print(m, flush=True))
+    except SandboxUnavailable as exc:
+        print(f"grade: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # noqa: BLE001 - the grader itself failed
+        traceback.print_exc()
+        print(f"grade: failed: {exc}", file=sys.stderr)
         return 1
-    print(f"gpu-check on {torch.cuda.get_device_name(0)}, torch {torch.__version__}\n")
-    rows = run_all("cuda", args.only)
-    print_table(rows, float("inf"))
-    failed = [r for r in rows if r[2] != "ok"]
-    print(f"\n{len(rows) - len(failed)} passed, {len(failed)} failed")
-    return 1 if failed else 0
+    print()
+    print(f"{args.assignment}: {len(report.students)} submission(s) in {time.monotonic() - start:.0f} s")
+    print(report.table())
+    return 1 if report.grader_errors else 0
+
+
+def cmd_feedback(args) -> int:
+    from .pipeline.feedback import generate_feedback
+
+    try:
+        written = generate_feedback(args.assignment, Path(args.course_root), args.student)
+    except Exception as exc:  # noqa: BLE001
+        traceback.print_exc()
+        print(f"feedback: failed: {exc}", file=sys.stderr)
+        return 1
+    print(f"{len(written)} feedback file(s) written")
+    return 0
 
 
 def main(argv=None) -> int:
@@ -163,19 +143,7 @@ def main(argv=None) -> int:
     p.add_argument("--unsafe", action="store_true", help="run without a sandbox if none is available")
     p.set_defaults(func=cmd_check)
 
-    from .classgrade import add_commands
-
     add_commands(sub)  # grade, feedback
-
-    p = sub.add_parser("timings", help="execute every page and instructor notebook; print a timing table")
-    p.add_argument("--device", default=None)
-    p.add_argument("--budget", type=float, default=60.0, help="seconds a notebook may take")
-    p.add_argument("--only", nargs="*", help="substrings of notebook names to run")
-    p.set_defaults(func=cmd_timings)
-
-    p = sub.add_parser("gpu-check", help="execute every page and instructor notebook on CUDA")
-    p.add_argument("--only", nargs="*")
-    p.set_defaults(func=cmd_gpu_check)
 
     args = parser.parse_args(argv)
     return args.func(args)

@@ -8,13 +8,9 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from tests.support import ROOT
+
 os.environ.setdefault("MPLBACKEND", "Agg")
-
-from autograder.notebooks import assignments  # noqa: E402
-
-ASSIGNMENTS = assignments(ROOT)
 
 
 @pytest.fixture(scope="session")
@@ -22,8 +18,8 @@ def root() -> Path:
     return ROOT
 
 
-# autograder/: page 09 imports and shows the capstone's data generator from autograder/tagging_data.py
-BOOK_SOURCES = ["book", "exercises", "solutions", "autograder", "_config.yml", "_toc.yml", "requirements.txt"]
+# course/: page 09 shows the capstone's data generator from course/tagging_data.py (literalinclude)
+BOOK_SOURCES = ["book", "exercises", "solutions", "course", "_config.yml", "_toc.yml", "requirements.txt"]
 
 
 @pytest.fixture(scope="session")
@@ -33,7 +29,7 @@ def built_book(tmp_path_factory) -> Path:
     One build per test session, shared by test_book.py (static checks) and
     test_browser.py (Chromium); returns the HTML folder, whose parent's parent holds the
     copied sources (`built_book.parent.parent / "book"`)."""
-    from coursecopy import run
+    from tests.support.coursecopy import run
 
     src = tmp_path_factory.mktemp("book-src")
     for name in BOOK_SOURCES:

@@ -1,0 +1,36 @@
+"""The isolation layer: student code in a sandboxed kernel, and nothing else.
+
+It knows nothing of courses, notebooks' grading or nbgrader: it starts a kernel for a
+folder of files, runs cells and calls in it on request (``Kernel.request``), enforces the
+limits from outside, and tears everything down. The grading pipeline uses it only through
+the names below.
+
+    bwrap.py          is bubblewrap usable here; the read-only mounts every sandbox starts from
+    seccomp.py        the syscall filters (no sockets but Unix ones; no new namespaces when forked)
+    cgroups.py        per-kernel memory and process limits, and killing everything inside
+    limits.py         ``Limits`` and how the command line states them
+    kernel.py         a cold kernel: bubblewrap + a fresh Python (``Kernel``)
+    warmpool.py       warm kernels: a sandboxed zygote that forks one kernel per submission
+    kernel_runner.py  runs inside the sandbox: executes cells, answers requests
+    zygote_runner.py  runs inside the sandbox: the warm zygote
+    wire.py           the frame format on the pipes, and the values it can carry
+"""
+from __future__ import annotations
+
+from . import wire
+from .bwrap import SandboxUnavailable, sandbox_problem
+from .kernel import Kernel, KernelError, KernelTimeout
+from .limits import GiB, MiB, Limits, limits_from_args, parse_size
+from .warmpool import WarmKernel, shutdown, warm_available
+
+__all__ = [
+    "GiB", "MiB", "Kernel", "KernelError", "KernelTimeout", "Limits", "SandboxUnavailable",
+    "limits_from_args", "make_kernel", "parse_size", "sandbox_problem", "shutdown", "wire",
+]
+
+
+def make_kernel(submission, limits: Limits, *, unsafe: bool, device: str, forbidden, label: str, warm: bool = True) -> Kernel:
+    """A warm kernel when this machine allows it, else a cold one."""
+    if warm and warm_available(device, unsafe):
+        return WarmKernel(submission, limits, unsafe=unsafe, device=device, forbidden=forbidden, label=label)
+    return Kernel(submission, limits, unsafe=unsafe, device=device, forbidden=forbidden, label=label)

@@ -1,0 +1,140 @@
+"""Per-kernel control groups (v2, else v1): memory and process limits, and killing everything inside."""
+from __future__ import annotations
+
+import os
+import signal
+import time
+import uuid
+from pathlib import Path
+
+# --------------------------------------------------------------------------- cgroups
+class Cgroup:
+    """A memory + pids cgroup for one kernel, when this process may create one."""
+
+    def __init__(self, dirs: dict[str, Path], version: int):
+        self.dirs, self.version = dirs, version
+
+    @classmethod
+    def create(cls, memory: int, pids: int) -> "Cgroup | None":
+        name = f"autograder-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        try:
+            lines = Path("/proc/self/cgroup").read_text().splitlines()
+        except OSError:
+            return None
+        paths = {}
+        for line in lines:
+            _, controllers, path = line.split(":", 2)
+            for c in controllers.split(",") if controllers else [""]:
+                paths[c] = path
+        return cls._v2(name, paths.get(""), memory, pids) or cls._v1(name, paths, memory, pids)
+
+    @classmethod
+    def _v1(cls, name, paths, memory, pids):
+        made = {}
+        try:
+            for ctl in ("memory", "pids"):
+                root = Path("/sys/fs/cgroup") / ctl
+                if ctl not in paths or not (root / "tasks").exists():
+                    raise OSError(f"no cgroup v1 {ctl} hierarchy")
+                d = root / paths[ctl].lstrip("/") / name
+                d.mkdir()
+                made[ctl] = d
+            (made["memory"] / "memory.limit_in_bytes").write_text(str(memory))
+            swap = made["memory"] / "memory.memsw.limit_in_bytes"
+            if swap.exists():
+                try:
+                    swap.write_text(str(memory))
+                except OSError:
+                    pass
+            (made["pids"] / "pids.max").write_text(str(pids))
+            return cls(made, 1)
+        except OSError:
+            for d in made.values():
+                _rmdir(d)
+            return None
+
+    @classmethod
+    def _v2(cls, name, path, memory, pids):
+        if path is None:
+            return None
+        for mount in (Path("/sys/fs/cgroup"), Path("/sys/fs/cgroup/unified")):
+            if not (mount / "cgroup.controllers").exists():
+                continue
+            parent = mount / path.lstrip("/")
+            d = parent / name
+            try:
+                d.mkdir()
+            except OSError:
+                continue
+            try:
+                enabled = (d / "cgroup.controllers").read_text().split()
+                if "memory" not in enabled or "pids" not in enabled:
+                    raise OSError("memory/pids controllers not delegated")
+                (d / "memory.max").write_text(str(memory))
+                if (d / "memory.swap.max").exists():
+                    (d / "memory.swap.max").write_text("0")
+                (d / "pids.max").write_text(str(pids))
+                return cls({"memory": d, "pids": d}, 2)
+            except OSError:
+                _rmdir(d)
+        return None
+
+    def procs_files(self) -> list[str]:
+        return sorted({str(d / "cgroup.procs") for d in self.dirs.values()})
+
+    def pids(self) -> set[int]:
+        found = set()
+        for f in self.procs_files():
+            try:
+                found |= {int(x) for x in Path(f).read_text().split()}
+            except OSError:
+                pass
+        return found
+
+    def out_of_memory(self) -> bool:
+        d = self.dirs["memory"]
+        try:
+            if self.version == 2:
+                events = dict(line.split() for line in (d / "memory.events").read_text().splitlines())
+                return int(events.get("oom_kill", 0)) > 0 or int(events.get("max", 0)) > 0
+            if int((d / "memory.failcnt").read_text()) > 0:
+                return True
+            oom = dict(line.split() for line in (d / "memory.oom_control").read_text().splitlines())
+            return int(oom.get("oom_kill", 0)) > 0
+        except (OSError, ValueError):
+            return False
+
+    def kill_all(self, deadline: float = 5.0) -> None:
+        kill = self.dirs["memory"] / "cgroup.kill"
+        if self.version == 2 and kill.exists():
+            try:
+                kill.write_text("1")
+            except OSError:
+                pass
+        end = time.monotonic() + deadline
+        while time.monotonic() < end:
+            pids = self.pids()
+            if not pids:
+                return
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            time.sleep(0.05)
+
+    def remove(self) -> None:
+        self.kill_all()
+        for d in set(self.dirs.values()):
+            _rmdir(d)
+
+
+def _rmdir(d: Path) -> None:
+    for _ in range(50):
+        try:
+            d.rmdir()
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            time.sleep(0.05)

@@ -1,0 +1,554 @@
+"""A student kernel in a sandbox, and the pipes the grader talks to it through.
+
+The sandbox is bubblewrap (``bwrap``):
+
+* new user, PID, network, IPC, UTS and cgroup namespaces; no capabilities; no
+  nested user namespaces; a seccomp filter that refuses every socket except
+  Unix sockets (so no network at all, loopback included) and io_uring;
+* a read-only root that holds only the system directories, the Python
+  installation and the virtual environment (read-only); no course files, no
+  home directory, no other students; the submission arrives as a read-only copy
+  that the kernel copies into a size-capped private tmpfs, its working folder;
+  ``/tmp`` and ``/dev/shm`` are small private tmpfs mounts;
+* memory and process-count limits from a cgroup when one can be created
+  (cgroup v2 or v1), otherwise per-process rlimits plus a watchdog; CPU-time,
+  file-size and open-file rlimits always;
+* wall-clock deadlines enforced from outside: on a timeout the grader sends an
+  interrupt, and if the kernel ignores it, kills the whole PID namespace.
+  Nothing started inside survives the kernel (``--die-with-parent``, PID
+  namespace, cgroup kill, and a final scan for processes in the namespace).
+
+Without bwrap the grader refuses to run student code unless the instructor
+passes ``--unsafe``; then the kernel runs as a plain child process with the
+same protocol and rlimits but no isolation.
+"""
+from __future__ import annotations
+
+import json
+import os
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from . import wire
+from .bwrap import SandboxUnavailable, base_args, bwrap_path, python_roots, sandbox_problem
+from .cgroups import Cgroup
+from .limits import GiB, Limits
+from .seccomp import seccomp_program
+
+HERE = Path(__file__).resolve().parent
+
+class KernelError(Exception):
+    """The kernel cannot answer any more; ``reason`` says why (for the report)."""
+
+    def __init__(self, reason: str, kind: str = "crash"):
+        super().__init__(reason)
+        self.reason, self.kind = reason, kind
+
+
+class KernelTimeout(KernelError):
+    """A request ran past its deadline. ``alive`` tells whether an interrupt
+    stopped it (the kernel can go on) or the kernel had to be killed."""
+
+    def __init__(self, reason: str, alive: bool):
+        super().__init__(reason, "timeout")
+        self.alive = alive
+
+
+
+# --------------------------------------------------------------------------- the kernel
+def _proportional_memory(pid: int) -> int:
+    """Bytes of memory a process holds, shared pages divided among their users (PSS)."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        with open(f"/proc/{pid}/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _zombie(pid: str) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except (OSError, IndexError):
+        return True
+
+def set_nonblocking(fd: int) -> None:
+    os.set_blocking(fd, False)
+
+
+class Drain(threading.Thread):
+    """Reads a raw output pipe of the kernel, keeping at most ``cap`` bytes per take()."""
+
+    def __init__(self, fd: int, cap: int):
+        super().__init__(daemon=True)
+        self.fd, self.cap = fd, cap
+        self.lock = threading.Lock()
+        self.chunks: list[bytes] = []
+        self.size = 0
+        self.dropped = 0
+
+    def run(self) -> None:
+        while True:
+            try:
+                data = os.read(self.fd, 65536)
+            except OSError:
+                break
+            if not data:
+                break
+            with self.lock:
+                room = self.cap - self.size
+                if room > 0:
+                    self.chunks.append(data[:room])
+                    self.size += min(room, len(data))
+                self.dropped += max(0, len(data) - max(room, 0))
+        try:
+            os.close(self.fd)
+        except OSError:
+            pass
+
+    def take(self) -> tuple[str, int]:
+        with self.lock:
+            text = b"".join(self.chunks).decode("utf-8", "replace")
+            dropped = self.dropped
+            self.chunks, self.size, self.dropped = [], 0, 0
+        return text, dropped
+
+
+class Kernel:
+    """One sandboxed student kernel: start it, send requests, stop it.
+
+    ``submission`` is a folder holding the student's files (already a private
+    copy made by the grader); the kernel sees it read-only and works on its own
+    copy of it. ``forbidden`` lists library functions to watch for (resolved in
+    the kernel before any student code runs).
+    """
+
+    def __init__(
+        self,
+        submission: Path | None,
+        limits: Limits | None = None,
+        *,
+        unsafe: bool = False,
+        device: str = "cpu",
+        forbidden: list[str] | None = None,
+        extra_env: dict | None = None,
+        label: str = "",
+    ):
+        self.submission = Path(submission) if submission else None
+        self.limits = limits or Limits()
+        self.unsafe = unsafe
+        self.device = device
+        self.forbidden = list(forbidden or [])
+        self.extra_env = dict(extra_env or {})
+        self.label = label  # shows in `ps` (whose kernel this is)
+        self.proc: subprocess.Popen | None = None
+        self.cgroup: Cgroup | None = None
+        self.tmp: Path | None = None
+        self.pidns: int | None = None
+        self.dead: KernelError | None = None
+        self.started_at = 0.0
+        self._next_id = 0
+        self._watchdog_reason: str | None = None
+        self._stopping = threading.Event()
+
+    # ---- start
+    def start(self) -> dict:
+        if not self.unsafe:
+            problem = sandbox_problem()
+            if problem:
+                raise SandboxUnavailable(problem)
+        self.tmp = Path(tempfile.mkdtemp(prefix="autograder-kernel-"))
+        os.chmod(self.tmp, 0o755)
+        code_dir = self.tmp / "code"
+        code_dir.mkdir()
+        for name in ("kernel_runner.py", "wire.py"):
+            shutil.copyfile(HERE / name, code_dir / name)
+        req_r, req_w = os.pipe()
+        rep_r, rep_w = os.pipe()
+        ctl_r, ctl_w = os.pipe()
+        for fd in (req_r, rep_w, ctl_r):
+            os.set_inheritable(fd, True)
+        inside_code = "/opt/autograder" if not self.unsafe else str(code_dir)
+        workdir = "/home/student/work" if not self.unsafe else str(self.tmp / "work")
+        sub = "/opt/submission" if not self.unsafe else (str(self.submission) if self.submission else "")
+        rlimits = {
+            "RLIMIT_CPU": [self.limits.cpu_limit(), self.limits.cpu_limit() + 5],
+            "RLIMIT_FSIZE": self.limits.max_file,
+            "RLIMIT_CORE": 0,
+            "RLIMIT_NOFILE": 1024,
+            "RLIMIT_NPROC": self.limits.pids,
+        }
+        self.cgroup = None if self.unsafe else Cgroup.create(self.limits.memory, self.limits.pids)
+        if self.cgroup is None:
+            rlimits["RLIMIT_AS"] = self.limits.memory
+        config = {
+            "fds": [req_r, rep_w, ctl_r],
+            "workdir": workdir,
+            "submission": sub if self.submission else "",
+            "rlimits": rlimits,
+            "forbidden": self.forbidden,
+            "max_text": self.limits.max_text,
+            "label": self.label,
+        }
+        env = {
+            "HOME": "/home/student" if not self.unsafe else str(self.tmp / "home"),
+            "USER": "student",
+            "LOGNAME": "student",
+            "PATH": f"{os.path.dirname(sys.executable)}:/usr/local/bin:/usr/bin:/bin",
+            "LANG": "C.UTF-8",
+            "TMPDIR": "/tmp" if not self.unsafe else str(self.tmp / "tmp"),
+            "MPLBACKEND": "module://matplotlib_inline.backend_inline",
+            "MALLOC_ARENA_MAX": "2",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "COURSE_DEVICE": self.device,
+        }
+        env["MPLCONFIGDIR"] = env["TMPDIR"] + "/matplotlib"
+        env["IPYTHONDIR"] = env["TMPDIR"] + "/ipython"
+        if self.limits.threads:
+            for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+                env[var] = str(self.limits.threads)
+        env.update(self.extra_env)
+        runner = [sys.executable, "-I", f"{inside_code}/kernel_runner.py", json.dumps(config)]
+        pass_fds = [req_r, rep_w, ctl_r]
+        info_r = None
+        if self.unsafe:
+            for d in ("work", "home", "tmp"):
+                (self.tmp / d).mkdir()
+            cmd = runner
+            popen_env = env
+        else:
+            info_r, info_w = os.pipe()
+            prog = seccomp_program()
+            args = [bwrap_path(), *base_args()]
+            for k, v in env.items():
+                args += ["--setenv", k, v]
+            args += ["--ro-bind", str(code_dir), "/opt/autograder"]
+            if self.submission:
+                args += ["--ro-bind", str(self.submission), "/opt/submission"]
+            args += ["--size", str(self.limits.scratch), "--tmpfs", "/home/student"]
+            args += ["--size", str(self.limits.tmp), "--tmpfs", "/tmp"]
+            args += ["--size", str(self.limits.tmp), "--tmpfs", "/dev/shm"]
+            # a course checked out under /tmp (CI clones, test copies) keeps its Python visible:
+            # bind it again on top of the private /tmp
+            for root in python_roots():
+                if root.startswith(("/tmp/", "/dev/shm/", "/home/student")):
+                    args += ["--ro-bind", root, root]
+            if self.device.startswith("cuda"):
+                for dev in sorted(Path("/dev").glob("nvidia*")):
+                    args += ["--dev-bind", str(dev), str(dev)]
+                for extra in ("/sys", "/proc/driver/nvidia"):
+                    if os.path.exists(extra):
+                        args += ["--ro-bind", extra, extra]
+            args += ["--remount-ro", "/", "--chdir", "/home/student", "--info-fd", str(info_w)]
+            pass_fds.append(info_w)
+            if prog is not None:
+                seccomp_file = self.tmp / "seccomp.bpf"
+                seccomp_file.write_bytes(prog)
+                sfd = os.open(seccomp_file, os.O_RDONLY)
+                pass_fds.append(sfd)
+                args += ["--seccomp", str(sfd)]
+            args += ["--", *runner]
+            if self.cgroup is not None:
+                script = 'IFS=:; for f in $AG_CGROUP_PROCS; do echo $$ > "$f" || exit 125; done; unset AG_CGROUP_PROCS; exec "$@"'
+                cmd = ["/bin/sh", "-c", script, "sh", *args]
+                popen_env = {"AG_CGROUP_PROCS": ":".join(self.cgroup.procs_files()), "PATH": "/usr/bin:/bin"}
+            else:
+                cmd = args
+                popen_env = {"PATH": "/usr/bin:/bin"}
+        try:
+            self.proc = subprocess.Popen(
+                cmd,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                pass_fds=pass_fds,
+                env=popen_env,
+                cwd=str(self.tmp),
+                start_new_session=True,
+            )
+        finally:
+            for fd in pass_fds:
+                os.close(fd)
+        self.req_w, self.rep_r, self.ctl_w = req_w, rep_r, ctl_w
+        for fd in (req_w, rep_r, ctl_w):
+            set_nonblocking(fd)
+        self.reader = wire.FrameReader(rep_r, self.limits.max_reply)
+        self.drains = {
+            "stdout": Drain(os.dup(self.proc.stdout.fileno()), self.limits.fd_output),
+            "stderr": Drain(os.dup(self.proc.stderr.fileno()), self.limits.fd_output),
+        }
+        self.proc.stdout.close()
+        self.proc.stderr.close()
+        for d in self.drains.values():
+            d.start()
+        self.started_at = time.monotonic()
+        if info_r is not None:
+            self._read_info(info_r)
+        if self.cgroup is None and not self.unsafe:
+            threading.Thread(target=self._watchdog, daemon=True).start()
+        reply = self.request({"op": "hello"}, timeout=self.limits.startup_timeout, interruptible=False)
+        if reply.get("status") != "ok":
+            raise self._die("the kernel did not start", "crash")
+        return reply
+
+    def _read_info(self, fd: int) -> None:
+        data = b""
+        end = time.monotonic() + 30
+        try:
+            while time.monotonic() < end:
+                r, _, _ = select.select([fd], [], [], 0.5)
+                if r:
+                    chunk = os.read(fd, 4096)
+                    if not chunk:
+                        break
+                    data += chunk
+                    if data.rstrip().endswith(b"}"):
+                        try:
+                            self.pidns = int(json.loads(data).get("pid-namespace"))
+                            break
+                        except ValueError:
+                            continue
+                elif self.proc.poll() is not None:
+                    break
+        finally:
+            os.close(fd)
+
+    # ---- the fallback watchdog (no cgroup): total memory and process count of the namespace
+    def _watchdog(self) -> None:
+        while not self._stopping.wait(0.25):
+            pids = self._namespace_pids()
+            if len(pids) > self.limits.pids:
+                self._watchdog_reason = f"too many processes (limit {self.limits.pids})"
+            else:
+                rss = sum(_proportional_memory(pid) for pid in pids)
+                if rss > self.limits.memory:
+                    self._watchdog_reason = f"memory limit of {self.limits.memory / GiB:g} GiB exceeded"
+            if self._watchdog_reason:
+                self._kill()
+                return
+
+    def _namespace_pids(self) -> list[int]:
+        if self.pidns is None:
+            return []
+        found = []
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                link = os.readlink(f"/proc/{entry}/ns/pid")
+            except OSError:
+                continue
+            if link == f"pid:[{self.pidns}]" and not _zombie(entry):
+                found.append(int(entry))
+        return found
+
+    # ---- requests
+    def request(self, message: dict, timeout: float, interruptible: bool = True) -> dict:
+        """Send one request and wait for its reply (at most ``timeout`` seconds)."""
+        if self.dead:
+            raise self.dead
+        self._next_id += 1
+        message = dict(message, id=self._next_id)
+        deadline = time.monotonic() + max(0.1, timeout)
+        try:
+            payload = json.dumps(message, separators=(",", ":"), allow_nan=True).encode("utf-8")
+        except (TypeError, ValueError) as exc:
+            raise KernelError(f"grader could not encode a request: {exc}", "grader") from None
+        self._write_all(wire.HEADER.pack(len(payload)) + payload, deadline)
+        reply = self._read_reply(deadline)
+        if reply is None:
+            if not interruptible:
+                raise self._die(f"the kernel did not answer within {timeout:g} s", "timeout")
+            self._interrupt()
+            reply = self._read_reply(time.monotonic() + self.limits.interrupt_grace)
+            if reply is None:
+                self._die(f"did not stop within {self.limits.interrupt_grace:g} s of an interrupt; the kernel was killed", "timeout")
+                raise KernelTimeout(f"timed out after {timeout:g} s and ignored the interrupt; the kernel was stopped", alive=False)
+            raise KernelTimeout(f"timed out after {timeout:g} s (interrupted)", alive=True)
+        if reply.get("id") != self._next_id:
+            raise self._die("the kernel sent a reply out of turn (protocol broken)", "protocol")
+        return reply
+
+    def _write_all(self, data: bytes, deadline: float) -> None:
+        view = memoryview(data)
+        while view:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise self._die("the kernel stopped reading requests", "timeout")
+            try:
+                _, w, _ = select.select([], [self.req_w], [], min(left, 0.5))
+            except (OSError, ValueError):
+                raise self._die(self._death_reason(), "crash") from None
+            if not w:
+                if self.proc.poll() is not None:
+                    raise self._die(self._death_reason(), "crash")
+                continue
+            try:
+                n = os.write(self.req_w, view[: 1 << 16])
+            except BlockingIOError:
+                continue
+            except (BrokenPipeError, OSError):
+                raise self._die(self._death_reason(), "crash") from None
+            view = view[n:]
+
+    def _read_reply(self, deadline: float) -> dict | None:
+        while True:
+            try:
+                message = self.reader.pop()
+            except wire.WireError as exc:
+                raise self._die(f"the kernel broke the protocol: {exc}", "protocol") from None
+            if message is not None:
+                return message
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            r, _, _ = select.select([self.rep_r], [], [], min(left, 0.5))
+            if not r:
+                if self._watchdog_reason:
+                    raise self._die(self._watchdog_reason, "memory" if "memory" in self._watchdog_reason else "limit")
+                continue
+            try:
+                chunk = os.read(self.rep_r, 1 << 20)
+            except BlockingIOError:
+                continue
+            except OSError:
+                chunk = b""
+            if not chunk:
+                raise self._die(self._death_reason(), "crash")
+            self.reader.feed(chunk)
+
+    def _interrupt(self) -> None:
+        try:
+            os.write(self.ctl_w, b"!")
+        except OSError:
+            pass
+
+    def take_raw_output(self) -> list[tuple[str, str, int]]:
+        """C-level stdout/stderr the kernel wrote since the last call: (name, text, bytes dropped)."""
+        out = []
+        for name, drain in self.drains.items():
+            text, dropped = drain.take()
+            if text or dropped:
+                out.append((name, text, dropped))
+        return out
+
+    # ---- death and cleanup
+    def _death_reason(self) -> str:
+        if self._watchdog_reason:
+            return self._watchdog_reason
+        code = None
+        if self.proc is not None:
+            try:
+                code = self.proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                code = None
+        if self.cgroup is not None and self.cgroup.out_of_memory():
+            return f"memory limit of {self.limits.memory / GiB:g} GiB exceeded (the kernel was killed)"
+        tail = ""
+        if code is not None and hasattr(self, "drains"):
+            time.sleep(0.05)
+            text, _ = self.drains["stderr"].take()
+            lines = [line for line in text.strip().splitlines() if line.strip()]
+            tail = f": {lines[-1][:200]}" if lines else ""
+        if code is None:
+            return "the kernel stopped answering"
+        if code < 0:
+            return f"the kernel died (signal {signal.Signals(-code).name}){tail}"
+        if code == 137 or code == 128 + signal.SIGKILL:
+            return "the kernel was killed (signal SIGKILL)"
+        return f"the kernel exited (status {code}){tail}"
+
+    def _die(self, reason: str, kind: str) -> KernelError:
+        if self.dead is None:
+            if kind == "crash" and self.cgroup is not None and self.cgroup.out_of_memory():
+                kind = "memory"
+            self.dead = KernelError(reason, kind)
+        self._kill()
+        return self.dead
+
+    def _kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            try:
+                self.proc.kill()
+            except OSError:
+                pass
+        if self.proc is not None:
+            try:
+                self.proc.wait(timeout=5)  # reap bwrap, so the namespace's init is reaped too
+            except subprocess.TimeoutExpired:
+                pass
+        if self.cgroup is not None:
+            self.cgroup.kill_all()
+        for _ in range(100):
+            pids = self._namespace_pids()
+            if not pids:
+                break
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            time.sleep(0.05)
+
+    def stop(self) -> None:
+        """Stop the kernel and everything it started; remove its files."""
+        self._stopping.set()
+        if self.proc is not None and self.dead is None and self.proc.poll() is None:
+            try:
+                payload = json.dumps({"op": "bye"}).encode()
+                os.write(self.req_w, wire.HEADER.pack(len(payload)) + payload)
+                self.proc.wait(timeout=3)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        self._kill()
+        if self.proc is not None:
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
+        if self.cgroup is not None:
+            self.cgroup.remove()
+            self.cgroup = None
+        for fd in ("req_w", "rep_r", "ctl_w"):
+            if hasattr(self, fd):
+                try:
+                    os.close(getattr(self, fd))
+                except OSError:
+                    pass
+                delattr(self, fd)
+        if self.tmp is not None:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+            self.tmp = None
+
+    def __enter__(self) -> "Kernel":
+        try:
+            self.start()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    @property
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started_at

@@ -1,0 +1,618 @@
+"""The student's kernel: runs inside the sandbox, executes cells, answers the grader.
+
+Started by :mod:`autograder.isolation.kernel` as ``python -I kernel_runner.py CONFIG_JSON``
+with this file and ``wire.py`` bound read-only into the sandbox. It imports
+nothing from the course: only the standard library, torch, NumPy and IPython.
+
+Everything here runs in the student's process, so none of it is trusted: the
+grader treats every reply as data a student may have forged. The runner only
+has to be correct for honest students, and it applies the resource limits
+before any student code exists.
+
+Requests (one JSON frame each, see ``wire.py``) and replies:
+
+* ``run``: execute a cell's code with IPython; reply with its outputs;
+* ``call`` / ``method`` / ``attr``: call a student function, a method of an
+  object the kernel holds, or read an attribute; reply with the value as raw
+  data (tensors as bytes, other objects as handles), the exception it raised,
+  the arguments it modified, and any forbidden library function it called;
+* ``has``: which names are defined; ``release``: forget handles; ``bye``.
+"""
+from __future__ import annotations
+
+import json
+import os
+import resource
+import shutil
+import signal
+import sys
+import threading
+import traceback
+
+CONFIG = json.loads(sys.argv[1])
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import wire  # noqa: E402  (next to this file in the sandbox)
+
+del sys.modules["wire"]  # the runner keeps its own reference; student code cannot import it
+sys.path.pop(0)
+
+
+# --------------------------------------------------------------------------- limits first
+def apply_limits(limits: dict) -> None:
+    for name, value in limits.items():
+        which = getattr(resource, name)
+        soft, hard = value if isinstance(value, list) else (value, value)
+        try:
+            resource.setrlimit(which, (soft, hard))
+        except (ValueError, OSError):
+            # cannot raise above the inherited hard limit: lower the soft one only
+            _, cur_hard = resource.getrlimit(which)
+            if cur_hard != resource.RLIM_INFINITY:
+                resource.setrlimit(which, (min(soft, cur_hard), cur_hard))
+
+
+apply_limits(CONFIG.get("rlimits", {}))
+REQ_FD, REP_FD, CTL_FD = CONFIG["fds"]
+signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # unblocked only while student code runs
+
+
+def copy_submission(src: str, dst: str) -> None:
+    """The private writable copy of the submission (dst is a size-capped tmpfs)."""
+    os.makedirs(dst, exist_ok=True)
+    for root, dirs, files in os.walk(src):
+        rel = os.path.relpath(root, src)
+        target = os.path.join(dst, rel) if rel != "." else dst
+        os.makedirs(target, exist_ok=True)
+        for name in files:
+            path = os.path.join(root, name)
+            if os.path.isfile(path) and not os.path.islink(path):
+                try:
+                    shutil.copyfile(path, os.path.join(target, name))
+                except OSError:
+                    pass
+
+
+def unpack_submission(fd: int, dst: str) -> None:
+    """A warm kernel (``zygote_runner``) gets the submission as a tar stream the grader writes."""
+    import tarfile
+
+    with os.fdopen(fd, "rb") as stream:
+        with tarfile.open(fileobj=stream, mode="r|") as tar:
+            tar.extractall(dst, filter="data")
+
+
+os.makedirs(CONFIG["workdir"], exist_ok=True)
+if CONFIG.get("submission"):
+    copy_submission(CONFIG["submission"], CONFIG["workdir"])
+if CONFIG.get("files_fd") is not None:
+    try:
+        unpack_submission(CONFIG["files_fd"], CONFIG["workdir"])
+    except Exception:  # noqa: BLE001 - e.g. the scratch space is full: grade what arrived
+        pass
+os.chdir(CONFIG["workdir"])
+
+import numpy  # noqa: E402
+import torch  # noqa: E402
+from IPython.core.displayhook import DisplayHook  # noqa: E402
+from IPython.core.displaypub import DisplayPublisher  # noqa: E402
+from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
+from traitlets import Type  # noqa: E402
+from traitlets.config import Config  # noqa: E402
+
+TORCH_EQUAL = torch.equal
+MAX_TEXT = int(CONFIG.get("max_text", 1 << 20))
+
+
+# --------------------------------------------------------------------------- output capture
+class Outputs:
+    """Outputs of the current request, in order; streams are merged and capped."""
+
+    def __init__(self):
+        self.items: list[dict] = []
+        self.text_bytes = 0
+        self.dropped = 0
+
+    def stream(self, name: str, text: str) -> None:
+        if not text:
+            return
+        room = MAX_TEXT - self.text_bytes
+        if room <= 0:
+            self.dropped += len(text)
+            return
+        if len(text) > room:
+            self.dropped += len(text) - room
+            text = text[:room]
+        self.text_bytes += len(text)
+        last = self.items[-1] if self.items else None
+        if last and last["output_type"] == "stream" and last["name"] == name:
+            last["text"] += text
+        else:
+            self.items.append({"output_type": "stream", "name": name, "text": text})
+
+    def add(self, output: dict) -> None:
+        if len(self.items) < 200:
+            self.items.append(output)
+        else:
+            self.dropped += 1
+
+
+CURRENT = Outputs()
+
+
+class CaptureStream:
+    def __init__(self, name: str):
+        self.name = name
+        self.encoding = "utf-8"
+        self.errors = "replace"
+
+    def write(self, text) -> int:
+        if not isinstance(text, str):
+            text = str(text)
+        CURRENT.stream(self.name, text)
+        return len(text)
+
+    def writelines(self, lines) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+    def fileno(self) -> int:
+        return 1 if self.name == "stdout" else 2
+
+    @property
+    def closed(self) -> bool:
+        return False
+
+    def readable(self) -> bool:
+        return False
+
+    def writable(self) -> bool:
+        return True
+
+
+sys.stdout, sys.stderr = CaptureStream("stdout"), CaptureStream("stderr")
+
+
+class RawCapture:
+    """File descriptors 1 and 2 (C code, subprocesses, os.write) go to pipes read
+    here, so that what a request prints at that level is part of its reply."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.pipes = {}
+        self.chunks = {"stdout": [], "stderr": []}
+        self.size = 0
+        self.dropped = 0
+        for fd, name in ((1, "stdout"), (2, "stderr")):
+            r, w = os.pipe()
+            os.dup2(w, fd)
+            os.close(w)
+            os.set_blocking(r, False)
+            self.pipes[name] = r
+        threading.Thread(target=self._loop, daemon=True).start()
+
+    def _read_available(self) -> None:
+        for name, fd in self.pipes.items():
+            while True:
+                try:
+                    data = os.read(fd, 65536)
+                except BlockingIOError:
+                    break
+                except OSError:
+                    break
+                if not data:
+                    break
+                room = MAX_TEXT - self.size
+                if room > 0:
+                    self.chunks[name].append(data[:room])
+                    self.size += min(room, len(data))
+                self.dropped += max(0, len(data) - max(room, 0))
+
+    def _loop(self) -> None:
+        import select
+
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        while True:
+            try:
+                select.select(list(self.pipes.values()), [], [], 0.2)
+            except OSError:
+                return
+            with self.lock:
+                self._read_available()
+
+    def take(self, outputs) -> None:
+        with self.lock:
+            self._read_available()
+            for name in ("stdout", "stderr"):
+                if self.chunks[name]:
+                    outputs.stream(name, b"".join(self.chunks[name]).decode("utf-8", "replace"))
+                    self.chunks[name] = []
+            outputs.dropped += self.dropped
+            self.size = self.dropped = 0
+
+
+RAW = RawCapture()
+
+
+class CapturePublisher(DisplayPublisher):
+    def publish(self, data, metadata=None, source=None, *, transient=None, update=False, **kwargs):
+        CURRENT.add({"output_type": "display_data", "data": dict(data or {}), "metadata": dict(metadata or {})})
+
+    def clear_output(self, wait=False):
+        CURRENT.items = [o for o in CURRENT.items if o["output_type"] not in ("display_data", "stream")]
+
+
+class CaptureDisplayHook(DisplayHook):
+    def start_displayhook(self):
+        self._data = None
+
+    def write_output_prompt(self):
+        pass
+
+    def write_format_data(self, format_dict, md_dict=None):
+        self._data = (dict(format_dict), dict(md_dict or {}))
+
+    def finish_displayhook(self):
+        if self._data is not None:
+            data, md = self._data
+            CURRENT.add({"output_type": "execute_result", "data": data, "metadata": md, "execution_count": self.shell.execution_count})
+        self._data = None
+
+
+class Shell(InteractiveShell):
+    display_pub_class = Type(CapturePublisher)
+    displayhook_class = Type(CaptureDisplayHook)
+    last_error: dict | None = None
+
+    def _showtraceback(self, etype, evalue, stb):
+        Shell.last_error = {
+            "ename": getattr(etype, "__name__", str(etype)),
+            "evalue": _safe_str(evalue),
+            "traceback": [str(line) for line in stb][:200],
+        }
+
+    def enable_gui(self, gui=None):
+        pass
+
+
+def _safe_str(value) -> str:
+    try:
+        return str(value)[:4000]
+    except BaseException:  # noqa: BLE001 - a student's __str__ may raise anything
+        return "<unprintable>"
+
+
+cfg = Config()
+cfg.HistoryManager.enabled = False
+cfg.InteractiveShell.colors = "nocolor"
+SHELL = Shell.instance(config=cfg)
+SHELL.user_ns["__name__"] = "__main__"
+sys.path.insert(0, "")  # like a Jupyter kernel: the notebook's folder is importable
+
+
+class StudentCode:
+    """Interrupts (the grader's timeout) reach only student code: outside it, a
+    late SIGINT is ignored instead of breaking the runner mid-reply."""
+
+    inside = False
+
+    def __enter__(self):
+        StudentCode.inside = True
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+    def __exit__(self, *exc):
+        StudentCode.inside = False
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        return False
+
+
+def on_sigint(signum, frame):
+    if StudentCode.inside:
+        raise KeyboardInterrupt
+
+
+signal.signal(signal.SIGINT, on_sigint)
+
+
+MAIN_THREAD = threading.main_thread().ident
+
+
+def control_loop() -> None:
+    """A byte on the control pipe interrupts the main thread (SIGINT)."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    while True:
+        try:
+            data = os.read(CTL_FD, 1)
+        except OSError:
+            return
+        if not data:
+            return
+        try:
+            signal.pthread_kill(MAIN_THREAD, signal.SIGINT)
+        except (OSError, ProcessLookupError):
+            return
+
+
+threading.Thread(target=control_loop, daemon=True).start()
+
+
+# --------------------------------------------------------------------------- forbidden calls
+class Tripwire:
+    """Records calls to forbidden library functions, whatever name they are reached by.
+
+    Installed at start-up, before any student code exists: every place the
+    library exposes a forbidden function (``F.one_hot``, ``torch._C._nn.one_hot``,
+    ``torch.ops.aten.one_hot``, ``torch.Tensor.softmax``...) gets a thin wrapper,
+    and a forbidden class records its construction. An alias the student makes
+    later is an alias of the wrapper. Calls are recorded only while the grader's
+    check is calling the student's code (as plain nbgrader's tripwire does);
+    otherwise the wrappers just pass through, at the cost of one Python call.
+    """
+
+    def __init__(self, dotted_names):
+        self.active = False
+        self.hits: list[str] = []
+        for dotted in dotted_names:
+            try:
+                self._install(dotted)
+            except Exception:  # noqa: BLE001 - a name this torch does not have
+                pass
+
+    def _record(self, dotted: str) -> None:
+        if self.active:
+            self.hits.append(dotted)
+
+    def _wrap(self, original, dotted: str):
+        record = self._record
+
+        def wrapper(*args, **kwargs):
+            record(dotted)
+            return original(*args, **kwargs)
+
+        for name in ("__module__", "__name__", "__qualname__", "__doc__"):
+            try:
+                setattr(wrapper, name, getattr(original, name))
+            except (AttributeError, TypeError):
+                pass
+        return wrapper
+
+    def _install(self, dotted: str) -> None:
+        import importlib
+
+        module_name, _, attr = dotted.rpartition(".")
+        parts = module_name.split(".")
+        owner = None
+        for i in range(len(parts), 0, -1):
+            try:
+                owner = importlib.import_module(".".join(parts[:i]))
+            except ImportError:
+                continue
+            for p in parts[i:]:
+                owner = getattr(owner, p)
+            break
+        original = getattr(owner, attr)
+        if isinstance(original, type):  # a class: its construction is the call
+            init = original.__init__
+            record = self._record
+
+            def __init__(self_, *args, **kwargs):
+                record(dotted)
+                return init(self_, *args, **kwargs)
+
+            original.__init__ = __init__
+            return
+        wrapper = self._wrap(original, dotted)
+        holders = [owner, torch, torch.nn.functional, torch.special, torch.Tensor, torch.linalg]
+        for extra in ("_nn", "_VariableFunctions", "_special", "_linalg", "TensorBase"):
+            if hasattr(torch._C, extra):
+                holders.append(getattr(torch._C, extra))
+        for holder in holders:
+            if getattr(holder, attr, None) is original:
+                try:
+                    setattr(holder, attr, wrapper)
+                except (AttributeError, TypeError):
+                    pass
+        try:
+            packet = getattr(torch.ops.aten, attr)
+        except (AttributeError, RuntimeError):
+            return
+        setattr(torch.ops.aten, attr, self._wrap(packet, dotted))
+
+    def __enter__(self):
+        self.hits = []
+        self.active = True
+        return self
+
+    def __exit__(self, *exc):
+        self.active = False
+        return False
+
+
+TRIPWIRE = Tripwire(CONFIG.get("forbidden", []))
+
+
+# --------------------------------------------------------------------------- handles
+class Handles:
+    def __init__(self):
+        self.objects: dict[int, object] = {}
+        self.ids: dict[int, int] = {}
+        self.next = 1
+
+    def put(self, obj) -> int:
+        key = id(obj)
+        if key in self.ids and self.objects.get(self.ids[key]) is obj:
+            return self.ids[key]
+        h = self.next
+        self.next += 1
+        self.objects[h] = obj
+        self.ids[key] = h
+        return h
+
+    def get(self, h):
+        if type(h) is not int or h not in self.objects:
+            raise LookupError(f"no object with handle {h!r}")
+        return self.objects[h]
+
+    def clear(self) -> None:
+        self.objects.clear()
+        self.ids.clear()
+
+
+HANDLES = Handles()
+
+
+def encode_value(value):
+    return wire.encode(value, handle=HANDLES.put, torch=torch, numpy=numpy)
+
+
+def decode_value(value):
+    def resolve(tag):
+        return HANDLES.get(tag.get("h"))
+
+    return wire.decode(value, torch=torch, numpy=numpy, resolve=resolve, device_ok=lambda d: True)
+
+
+def snapshot(value) -> str | None:
+    """A comparable picture of a mutable argument (None for immutable ones)."""
+    if type(value) in (list, dict, set, torch.Tensor, torch.nn.Parameter, numpy.ndarray) or (
+        type(value) is tuple and any(type(v) in (list, dict, set, torch.Tensor, numpy.ndarray) for v in value)
+    ):
+        try:
+            return json.dumps(encode_value(value), sort_keys=True)
+        except Exception:  # noqa: BLE001
+            return None
+    return None
+
+
+# --------------------------------------------------------------------------- requests
+def op_run(req: dict) -> dict:
+    code = req.get("code", "")
+    Shell.last_error = None
+    SHELL.ast_node_interactivity = "last_expr" if req.get("interactive", True) else "none"
+    with StudentCode():
+        result = SHELL.run_cell(code, store_history=True)
+    error = Shell.last_error
+    if not result.success and error is None:
+        exc = result.error_in_exec or result.error_before_exec
+        error = {
+            "ename": type(exc).__name__ if exc is not None else "Error",
+            "evalue": _safe_str(exc) if exc is not None else "",
+            "traceback": ["ERROR: an error occurred while the traceback display was switched off"],
+        }
+    return {"status": "error" if error else "ok", "error": error}
+
+
+def _target(req: dict):
+    op = req["op"]
+    if op == "call":
+        name = req.get("name")
+        if name not in SHELL.user_ns:
+            return None, name
+        return SHELL.user_ns[name], name
+    target = HANDLES.get(req.get("target"))
+    if op == "method":
+        return getattr(target, req.get("name")), req.get("name")
+    return target, None
+
+
+def op_call(req: dict) -> dict:
+    """call / method: run student code on decoded arguments."""
+    try:
+        fn, label = _target(req)
+    except Exception as exc:  # noqa: BLE001 - e.g. a missing attribute
+        return {"status": "lookup_error", "ename": type(exc).__name__, "evalue": _safe_str(exc)}
+    if fn is None:
+        return {"status": "missing", "name": label}
+    args = decode_value(req.get("args", []))
+    kwargs = decode_value(req.get("kwargs", {"$": "dict", "items": []}))
+    before = {("a", i): snapshot(a) for i, a in enumerate(args)}
+    before.update({("k", k): snapshot(v) for k, v in kwargs.items()})
+    reply: dict
+    try:
+        with torch.set_grad_enabled(bool(req.get("grad", True))):
+            with TRIPWIRE:
+                with StudentCode():
+                    value = fn(*args, **kwargs)
+        reply = {"status": "ok", "value": encode_value(value)}
+    except KeyboardInterrupt:
+        reply = {"status": "interrupted"}
+    except BaseException as exc:  # noqa: BLE001 - the student's exception, whatever it is
+        reply = {"status": "raised", "ename": type(exc).__name__, "evalue": _safe_str(exc)}
+    wanted = set(req.get("forbidden", []))
+    reply["forbidden"] = sorted(set(TRIPWIRE.hits) & wanted)
+    mutated = []
+    for key, pre in before.items():
+        if pre is None:
+            continue
+        value = args[key[1]] if key[0] == "a" else kwargs[key[1]]
+        if snapshot(value) != pre:
+            mutated.append([key[0], key[1], encode_value(value)])
+    reply["mutated"] = mutated
+    return reply
+
+
+def op_attr(req: dict) -> dict:
+    try:
+        obj = HANDLES.get(req.get("target"))
+        with StudentCode():  # a property is student code too
+            for part in str(req.get("path", "")).split("."):
+                obj = getattr(obj, part)
+        return {"status": "ok", "value": encode_value(obj)}
+    except KeyboardInterrupt:
+        return {"status": "interrupted"}
+    except Exception as exc:  # noqa: BLE001
+        return {"status": "lookup_error", "ename": type(exc).__name__, "evalue": _safe_str(exc)}
+
+
+def op_has(req: dict) -> dict:
+    return {"status": "ok", "defined": [n in SHELL.user_ns for n in req.get("names", [])]}
+
+
+def op_hello(req: dict) -> dict:
+    return {"status": "ok", "torch": torch.__version__, "python": sys.version.split()[0]}
+
+
+def op_release(req: dict) -> dict:
+    HANDLES.clear()
+    return {"status": "ok"}
+
+
+OPS = {"run": op_run, "call": op_call, "method": op_call, "attr": op_attr, "has": op_has, "hello": op_hello, "release": op_release}
+
+
+def main() -> None:
+    global CURRENT
+    reader = wire.FrameReader(REQ_FD, int(CONFIG.get("max_request", 1 << 30)))
+    while True:
+        try:
+            req = reader.read()
+        except KeyboardInterrupt:  # a late interrupt while idle: ignore it
+            continue
+        if req is None or req.get("op") == "bye":
+            break
+        CURRENT = Outputs()
+        try:
+            handler = OPS.get(req.get("op"))
+            reply = handler(req) if handler else {"status": "error", "error": {"ename": "ProtocolError", "evalue": "unknown op", "traceback": []}}
+        except KeyboardInterrupt:
+            reply = {"status": "interrupted"}
+        except BaseException as exc:  # noqa: BLE001 - report, keep serving
+            reply = {"status": "error", "error": {"ename": type(exc).__name__, "evalue": _safe_str(exc), "traceback": traceback.format_exc().splitlines()[-20:]}}
+        reply["id"] = req.get("id")
+        RAW.take(CURRENT)
+        reply["outputs"] = CURRENT.items
+        reply["dropped"] = CURRENT.dropped
+        try:
+            wire.write_frame(REP_FD, reply)  # serialises fully before the first byte goes out
+        except (ValueError, TypeError, RecursionError) as exc:
+            error = {"ename": "EncodeError", "evalue": _safe_str(exc), "traceback": []}
+            wire.write_frame(REP_FD, {"id": req.get("id"), "status": "error", "error": error, "outputs": [], "dropped": 0})
+    os._exit(0)
+
+
+main()

@@ -1,0 +1,421 @@
+"""The wire format between the grader and a sandboxed student kernel.
+
+Both sides import this file: the grader as ``autograder.isolation.wire``, the kernel
+runner as a plain module copied into the sandbox (so it must only import the
+standard library at module level). Frames are an 8-byte length followed by
+UTF-8 JSON. Values are plain data only, never pickles:
+
+* ``None``, ``bool``, ``int``, ``float``, ``str`` and ``list`` are JSON values;
+* everything else is a tagged object ``{"$": tag, ...}``: tuples, dicts and
+  OrderedDicts (as key/value pairs, so keys keep their types), tensors (dtype, shape, device
+  and raw bytes), NumPy arrays and scalars, ``torch.Size``/``dtype``/``device``,
+  sets, bytes, complex numbers;
+* any other object stays in the kernel and crosses the wire as an opaque
+  handle ``{"$": "obj", "h": id, "type": "module.QualName"}``.
+
+The grader decodes what a kernel sends with :func:`decode` and strict limits:
+a lying or broken kernel can only produce wrong data or a :class:`WireError`,
+never run code in the grader.
+"""
+from __future__ import annotations
+
+import base64
+import collections
+import json
+import math
+import os
+import struct
+
+HEADER = struct.Struct(">Q")
+MAX_DEPTH = 64
+DTYPES = (
+    "float16", "bfloat16", "float32", "float64", "complex64", "complex128",
+    "uint8", "int8", "int16", "int32", "int64", "bool", "uint16", "uint32", "uint64",
+)
+NP_KINDS = set("biufc?")  # numpy dtype kinds we rebuild: no objects, strings or voids
+
+
+class WireError(Exception):
+    """A frame or value that breaks the protocol (the kernel is broken or lying)."""
+
+
+# --------------------------------------------------------------------------- frames
+def write_frame(fd: int, message: dict) -> None:
+    payload = json.dumps(message, separators=(",", ":"), allow_nan=True).encode("utf-8")
+    data = HEADER.pack(len(payload)) + payload
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        view = view[n:]
+
+
+class FrameReader:
+    """Reads length-prefixed frames from a file descriptor.
+
+    Keeps partial data between calls, so an interrupted read can be retried
+    without losing bytes. ``read`` returns None at end of file.
+    """
+
+    def __init__(self, fd: int, max_bytes: int):
+        self.fd, self.max_bytes = fd, max_bytes
+        self.buffer = bytearray()
+
+    def _need(self) -> int | None:
+        if len(self.buffer) < HEADER.size:
+            return HEADER.size - len(self.buffer)
+        (size,) = HEADER.unpack_from(self.buffer)
+        if size > self.max_bytes:
+            raise WireError(f"frame of {size} bytes is over the limit of {self.max_bytes}")
+        total = HEADER.size + size
+        return total - len(self.buffer) if len(self.buffer) < total else None
+
+    def feed(self, chunk: bytes) -> None:
+        self.buffer += chunk
+
+    def pop(self) -> dict | None:
+        """The next complete frame, if the buffer holds one."""
+        if self._need() is not None:
+            return None
+        (size,) = HEADER.unpack_from(self.buffer)
+        payload = bytes(self.buffer[HEADER.size : HEADER.size + size])
+        del self.buffer[: HEADER.size + size]
+        try:
+            message = json.loads(payload.decode("utf-8"))
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+            raise WireError(f"frame is not JSON: {exc}") from None
+        if not isinstance(message, dict):
+            raise WireError("frame is not a JSON object")
+        return message
+
+    def read(self) -> dict | None:
+        """Block until a whole frame is there (kernel side)."""
+        while True:
+            message = self.pop()
+            if message is not None:
+                return message
+            need = self._need()
+            chunk = os.read(self.fd, max(need, 1 << 16))
+            if not chunk:
+                return None
+            self.feed(chunk)
+
+
+# --------------------------------------------------------------------------- values
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def _unb64(text) -> bytes:
+    if not isinstance(text, str):
+        raise WireError("binary data is not a string")
+    try:
+        return base64.b64decode(text.encode("ascii"), validate=True)
+    except (ValueError, UnicodeEncodeError) as exc:
+        raise WireError(f"bad binary data: {exc}") from None
+
+
+def tensor_payload(torch, tensor) -> dict:
+    """Raw description of a strided tensor: dtype, shape, device, bytes."""
+    t = tensor.detach()
+    cpu = t.to("cpu")
+    if cpu.is_complex():
+        cpu = cpu.resolve_conj()
+    cpu = cpu.resolve_neg().contiguous()
+    raw = cpu.reshape(-1).view(torch.uint8).numpy().tobytes() if cpu.numel() else b""
+    return {
+        "dtype": str(t.dtype).replace("torch.", ""),
+        "shape": list(t.shape),
+        "device": t.device.type,
+        "rg": bool(tensor.requires_grad),
+        "data": _b64(raw),
+    }
+
+
+def encodable_tensor(torch, value) -> bool:
+    t = value
+    try:
+        return (
+            t.layout == torch.strided
+            and not t.is_quantized
+            and not getattr(t, "is_nested", False)
+            and t.device.type in ("cpu", "cuda", "mps")
+            and str(t.dtype).replace("torch.", "") in DTYPES
+        )
+    except Exception:  # noqa: BLE001 - anything odd stays a handle
+        return False
+
+
+def encode(value, *, handle=None, ref=None, torch=None, numpy=None, depth: int = 0):
+    """Encode a value. ``handle(obj) -> int`` keeps objects that are not data
+    (kernel side); without it such objects raise :class:`WireError` (grader side).
+    ``ref(obj) -> int | None`` names objects the other side already holds (the
+    grader's proxies for student objects). ``type(x) is ...`` everywhere:
+    subclasses of builtins are not data."""
+    if depth > MAX_DEPTH:
+        raise WireError("value nested too deeply")
+    t = type(value)
+    if value is None or t is bool or t is int or t is str:
+        return value
+    if ref is not None:
+        h = ref(value)
+        if h is not None:
+            return {"$": "ref", "h": h}
+    if t is float:
+        return value if math.isfinite(value) else {"$": "float", "v": repr(value)}
+    if t is list:
+        return [encode(v, handle=handle, ref=ref, torch=torch, numpy=numpy, depth=depth + 1) for v in value]
+    if t is tuple:
+        return {"$": "tuple", "items": [encode(v, handle=handle, ref=ref, torch=torch, numpy=numpy, depth=depth + 1) for v in value]}
+    if t is dict:
+        return {
+            "$": "dict",
+            "items": [
+                [encode(k, handle=handle, ref=ref, torch=torch, numpy=numpy, depth=depth + 1), encode(v, handle=handle, ref=ref, torch=torch, numpy=numpy, depth=depth + 1)]
+                for k, v in value.items()
+            ],
+        }
+    if t is collections.OrderedDict:  # e.g. a module's state_dict()
+        return {
+            "$": "odict",
+            "items": [
+                [encode(k, handle=handle, ref=ref, torch=torch, numpy=numpy, depth=depth + 1), encode(v, handle=handle, ref=ref, torch=torch, numpy=numpy, depth=depth + 1)]
+                for k, v in value.items()
+            ],
+        }
+    if t in (set, frozenset):
+        return {"$": t.__name__, "items": [encode(v, handle=handle, ref=ref, torch=torch, numpy=numpy, depth=depth + 1) for v in value]}
+    if t is bytes:
+        return {"$": "bytes", "data": _b64(value)}
+    if t is complex:
+        return {"$": "complex", "re": repr(value.real), "im": repr(value.imag)}
+    if torch is not None:
+        if (t is torch.Tensor or t is torch.nn.Parameter) and encodable_tensor(torch, value):
+            out = {"$": "tensor", **tensor_payload(torch, value), "param": t is torch.nn.Parameter}
+            if handle is not None:
+                out["h"] = handle(value)
+            return out
+        if t is torch.Size:
+            return {"$": "size", "items": [int(v) for v in value]}
+        if t is torch.dtype:
+            return {"$": "dtype", "name": str(value).replace("torch.", "")}
+        if t is torch.device:
+            return {"$": "device", "name": str(value)}
+    if numpy is not None:
+        if t is numpy.ndarray and value.dtype.kind in NP_KINDS and not value.dtype.hasobject:
+            arr = numpy.ascontiguousarray(value)
+            return {"$": "ndarray", "dtype": arr.dtype.str, "shape": list(arr.shape), "data": _b64(arr.tobytes())}
+        if isinstance(value, numpy.generic) and t.__module__ == "numpy" and value.dtype.kind in NP_KINDS:
+            return {"$": "npscalar", "dtype": value.dtype.str, "data": _b64(value.tobytes())}
+    if handle is None and torch is not None:
+        # grader side: two library objects a check may hand to student code, sent as
+        # the data that rebuilds them (never a student object: those travel as handles)
+        if t is torch.Generator:
+            state = value.get_state()
+            return {"$": "generator", "device": str(value.device), "state": _b64(bytes(state.tolist()))}
+        if t is torch.nn.MultiheadAttention and _plain_mha(value):
+            p = value.in_proj_weight
+            return {
+                "$": "mha", "embed_dim": value.embed_dim, "num_heads": value.num_heads,
+                "bias": value.in_proj_bias is not None, "batch_first": bool(value.batch_first),
+                "dtype": str(p.dtype).replace("torch.", ""), "device": str(p.device), "training": bool(value.training),
+                "state": encode(value.state_dict(), torch=torch, numpy=numpy, depth=depth + 1),
+            }
+    if handle is None:
+        raise WireError(f"cannot send a {t.__module__}.{t.__qualname__} as data")
+    module = torch is not None and isinstance(value, torch.nn.Module)
+    return {"$": "obj", "h": handle(value), "type": f"{t.__module__}.{t.__qualname__}", "module": bool(module)}
+
+
+def _plain_mha(m) -> bool:
+    """An nn.MultiheadAttention that its constructor arguments and state_dict rebuild exactly."""
+    return bool(m._qkv_same_embed_dim) and m.bias_k is None and m.bias_v is None and not m.add_zero_attn and m.dropout == 0.0
+
+
+def _decode_generator(value: dict, torch):
+    device = value.get("device")
+    if device not in ("cpu",) and not (type(device) is str and device.startswith("cuda") and len(device) <= 10):
+        raise WireError("bad generator device")
+    state = _unb64(value.get("state"))
+    if len(state) > 1 << 16:
+        raise WireError("generator state too large")
+    gen = torch.Generator(device=device)
+    try:
+        gen.set_state(torch.tensor(list(state), dtype=torch.uint8))
+    except RuntimeError:
+        raise WireError("bad generator state") from None
+    return gen
+
+
+def _decode_mha(value: dict, state, torch):
+    dims = [value.get(k) for k in ("embed_dim", "num_heads")]
+    if any(type(v) is not int or not 0 < v <= 4096 for v in dims) or dims[0] % dims[1]:
+        raise WireError("bad MultiheadAttention size")
+    dtype, device = value.get("dtype"), value.get("device")
+    if dtype not in DTYPES or type(device) is not str or len(device) > 10:
+        raise WireError("bad MultiheadAttention dtype or device")
+    try:
+        ref = torch.nn.MultiheadAttention(dims[0], dims[1], bias=bool(value.get("bias")), batch_first=bool(value.get("batch_first")),
+                                          device=device, dtype=getattr(torch, dtype))
+        ref.load_state_dict(state)
+    except (RuntimeError, TypeError, ValueError) as exc:
+        raise WireError(f"bad MultiheadAttention: {exc}") from None
+    return ref.train(bool(value.get("training")))
+
+
+def _int(v, what: str) -> int:
+    if type(v) is not int:
+        raise WireError(f"{what} is not an integer")
+    return v
+
+
+def _float(v) -> float:
+    if type(v) is not str or len(v) > 40:
+        raise WireError("float is not a short string")
+    try:
+        return float(v)
+    except ValueError:
+        raise WireError(f"bad float {v!r}") from None
+
+
+def decode_tensor(obj: dict, torch, device_ok=None):
+    """A fresh tensor built by this process from a tensor payload."""
+    name = obj.get("dtype")
+    if name not in DTYPES or not hasattr(torch, name):
+        raise WireError(f"unsupported dtype {name!r}")
+    dtype = getattr(torch, name)
+    shape = obj.get("shape")
+    if type(shape) is not list or len(shape) > 32:
+        raise WireError("bad shape")
+    dims = [_int(d, "shape entry") for d in shape]
+    if any(d < 0 for d in dims):
+        raise WireError("negative dimension")
+    numel = math.prod(dims)
+    itemsize = torch.empty((), dtype=dtype).element_size()
+    raw = _unb64(obj.get("data"))
+    if len(raw) != numel * itemsize:
+        raise WireError(f"tensor data has {len(raw)} bytes, shape {dims} {name} needs {numel * itemsize}")
+    if numel == 0:
+        tensor = torch.empty(dims, dtype=dtype)
+    else:
+        tensor = torch.frombuffer(bytearray(raw), dtype=torch.uint8).view(dtype).reshape(dims).clone()
+    device = obj.get("device", "cpu")
+    if device != "cpu":
+        if device_ok is None or not device_ok(device):
+            raise WireError(f"tensor on device {device!r}, which this process does not have")
+        tensor = tensor.to(device)
+    if obj.get("rg") is True and (tensor.is_floating_point() or tensor.is_complex()):
+        tensor.requires_grad_(True)
+    if obj.get("param") is True:
+        tensor = torch.nn.Parameter(tensor, requires_grad=bool(obj.get("rg")))
+    return tensor
+
+
+def decode(value, *, torch=None, numpy=None, resolve=None, on_tensor=None, device_ok=None, depth: int = 0):
+    """Rebuild a value from its wire form.
+
+    ``resolve(tag_dict)`` turns ``obj``/``ref`` tags into objects (a handle proxy
+    on the grader side, the real object on the kernel side); ``on_tensor(tensor,
+    tag_dict)`` sees every rebuilt tensor (the grader records where it came from).
+    """
+    if depth > MAX_DEPTH:
+        raise WireError("value nested too deeply")
+    kw = dict(torch=torch, numpy=numpy, resolve=resolve, on_tensor=on_tensor, device_ok=device_ok, depth=depth + 1)
+    t = type(value)
+    if value is None or t in (bool, int, float, str):
+        return value
+    if t is list:
+        return [decode(v, **kw) for v in value]
+    if t is not dict:
+        raise WireError(f"unexpected JSON value of type {t.__name__}")
+    tag = value.get("$")
+    if tag == "float":
+        return _float(value.get("v"))
+    if tag == "tuple":
+        return tuple(decode(v, **kw) for v in _items(value))
+    if tag in ("dict", "odict"):
+        out = {} if tag == "dict" else collections.OrderedDict()
+        for pair in _items(value):
+            if type(pair) is not list or len(pair) != 2:
+                raise WireError("bad dict item")
+            key = decode(pair[0], **kw)
+            try:
+                out[key] = decode(pair[1], **kw)
+            except TypeError:
+                raise WireError("unhashable dict key") from None
+        return out
+    if tag in ("set", "frozenset"):
+        try:
+            items = [decode(v, **kw) for v in _items(value)]
+            return set(items) if tag == "set" else frozenset(items)
+        except TypeError:
+            raise WireError("unhashable set item") from None
+    if tag == "bytes":
+        return _unb64(value.get("data"))
+    if tag == "complex":
+        return complex(_float(value.get("re")), _float(value.get("im")))
+    if tag == "tensor":
+        if torch is None:
+            raise WireError("tensor without torch")
+        tensor = decode_tensor(value, torch, device_ok)
+        if on_tensor is not None:
+            on_tensor(tensor, value)
+        return tensor
+    if tag == "generator":
+        if torch is None:
+            raise WireError("generator without torch")
+        return _decode_generator(value, torch)
+    if tag == "mha":
+        if torch is None:
+            raise WireError("module without torch")
+        return _decode_mha(value, decode(value.get("state"), **kw), torch)
+    if tag == "size":
+        return torch.Size([_int(v, "size entry") for v in _items(value)])
+    if tag == "dtype":
+        name = value.get("name")
+        if name not in DTYPES or not hasattr(torch, name):
+            raise WireError(f"unsupported dtype {name!r}")
+        return getattr(torch, name)
+    if tag == "device":
+        name = value.get("name")
+        if type(name) is not str or len(name) > 20:
+            raise WireError("bad device")
+        try:
+            return torch.device(name)
+        except RuntimeError:
+            raise WireError(f"bad device {name!r}") from None
+    if tag in ("ndarray", "npscalar"):
+        if numpy is None:
+            raise WireError("array without numpy")
+        dtype_str = value.get("dtype")
+        if type(dtype_str) is not str or len(dtype_str) > 8:
+            raise WireError("bad numpy dtype")
+        try:
+            dtype = numpy.dtype(dtype_str)
+        except TypeError:
+            raise WireError(f"bad numpy dtype {dtype_str!r}") from None
+        if dtype.kind not in NP_KINDS or dtype.hasobject:
+            raise WireError(f"unsupported numpy dtype {dtype_str!r}")
+        raw = _unb64(value.get("data"))
+        if tag == "npscalar":
+            if len(raw) != dtype.itemsize:
+                raise WireError("bad numpy scalar")
+            return numpy.frombuffer(raw, dtype=dtype)[0]
+        shape = value.get("shape")
+        if type(shape) is not list or len(shape) > 32:
+            raise WireError("bad shape")
+        dims = [_int(d, "shape entry") for d in shape]
+        if any(d < 0 for d in dims) or len(raw) != math.prod(dims) * dtype.itemsize:
+            raise WireError("array data does not match its shape")
+        return numpy.frombuffer(raw, dtype=dtype).reshape(dims).copy()
+    if tag in ("obj", "ref"):
+        if resolve is None:
+            raise WireError(f"unexpected {tag}")
+        return resolve(value)
+    raise WireError(f"unknown tag {tag!r}")
+
+
+def _items(value: dict) -> list:
+    items = value.get("items")
+    if type(items) is not list:
+        raise WireError("bad items")
+    return items

@@ -1,0 +1,16 @@
+"""The grading pipeline: small named steps, in the order a submission meets them (like
+nbgrader's preprocessors, and using them where nbgrader has one).
+
+    coursedir.py   where the course's notebooks live; nbgrader's configuration of the course
+    submission.py  which students submitted; a private copy of their files; ``prepare`` -> ``Job``
+    sanitize.py    read a notebook defensively, restore the instructor's cells, neutralise HTML
+    execute.py     run the notebook in a sandboxed kernel (``NotebookRunner``), cell by cell
+    decide.py      the hidden checks of a test cell, decided in the grader against the kernel
+    score.py       points per cell, with a reason for each lost point (one notebook, a class)
+    gradebook.py   nbgrader's gradebook: the assignment's cells, and each student's scores
+    feedback.py    HTML feedback without the hidden tests
+
+The steps reach student code only through the isolation layer's interface
+(``autograder.isolation``) and the hidden checks only through ``autograder.checking``.
+``autograder.selfcheck`` (one notebook) and ``autograder.classgrade`` (a class) run them.
+"""

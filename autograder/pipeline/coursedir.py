@@ -1,0 +1,146 @@
+"""The course directory: where the notebooks live, nbgrader's configuration of it, and what
+nbgrader metadata says about the cells."""
+from __future__ import annotations
+
+import os
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+
+
+def _default_root() -> Path:
+    """The course root: the nearest folder above this package that holds ``nbgrader_config.py``
+    (the repository, for an editable install), else the current folder."""
+    for folder in Path(__file__).resolve().parents:
+        if (folder / "nbgrader_config.py").is_file():
+            return folder
+    return Path.cwd()
+
+
+COURSE_ROOT = _default_root()
+SOURCE_DIR = "solutions"
+RELEASE_DIR = "exercises"
+BOOK_DIR = "book"
+
+_CHECK_CALL = re.compile(r"""run_check\(\s*["']([^"']+)["']""")
+_HIDDEN = re.compile(r"[ \t]*### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS[ \t]*\n?", re.S)
+
+
+def strip_hidden(source: str) -> str:
+    """A test cell's source as students see it: without the hidden tests."""
+    return _HIDDEN.sub("", source).strip()
+
+
+def assignments(root: Path = COURSE_ROOT) -> list[str]:
+    """Assignment ids: the folders of solutions/ that hold <id>/<id>.ipynb."""
+    src = root / SOURCE_DIR
+    return sorted(p.name for p in src.iterdir() if (p / f"{p.name}.ipynb").is_file()) if src.is_dir() else []
+
+
+def source_path(assignment: str, root: Path = COURSE_ROOT) -> Path:
+    return root / SOURCE_DIR / assignment / f"{assignment}.ipynb"
+
+
+def release_path(assignment: str, root: Path = COURSE_ROOT) -> Path:
+    return root / RELEASE_DIR / assignment / f"{assignment}.ipynb"
+
+
+def book_pages(root: Path = COURSE_ROOT) -> list[Path]:
+    """Executable chapter pages: book/NN-*.md or .ipynb (the introduction has no code)."""
+    book = root / BOOK_DIR
+    return sorted(p for p in book.iterdir() if re.match(r"\d\d-", p.name) and p.suffix in (".md", ".ipynb"))
+
+
+def read(path: Path | str) -> nbformat.NotebookNode:
+    path = Path(path)
+    if path.suffix == ".md":
+        from myst_nb.core.read import read_myst_markdown_notebook
+
+        return read_myst_markdown_notebook(path.read_text(encoding="utf-8"), path=str(path))
+    return nbformat.read(str(path), as_version=4)
+
+
+def nbgrader_meta(cell) -> dict:
+    return cell.get("metadata", {}).get("nbgrader", {}) or {}
+
+
+@dataclass
+class GradedCell:
+    grade_id: str
+    points: float
+    auto: bool  # True: a test cell scored by running it; False: a written answer graded by hand
+    checks: list[str]
+    source: str
+
+
+def graded_cells(nb) -> list[GradedCell]:
+    cells = []
+    for cell in nb.cells:
+        meta = nbgrader_meta(cell)
+        if not meta.get("grade"):
+            continue
+        auto = cell.cell_type == "code" and not meta.get("solution")
+        cells.append(
+            GradedCell(meta["grade_id"], float(meta.get("points", 0)), auto, _CHECK_CALL.findall(cell.source), cell.source)
+        )
+    return cells
+
+
+_SOLUTION_MARKERS = re.compile(r"^[ \t]*### (BEGIN|END) SOLUTION[ \t]*\n", re.M)
+
+
+def reference_submission(assignment: str, root: Path = COURSE_ROOT) -> nbformat.NotebookNode:
+    """The released student notebook with every answer cell filled in from solutions/
+    (code as a student would type it, without the solution markers): an honest, perfect submission."""
+    answers = {nbgrader_meta(c).get("grade_id"): c.source for c in read(source_path(assignment, root)).cells if nbgrader_meta(c).get("solution")}
+    nb = read(release_path(assignment, root))
+    for cell in nb.cells:
+        gid = nbgrader_meta(cell).get("grade_id")
+        if nbgrader_meta(cell).get("solution") and gid in answers:
+            src = answers[gid]
+            cell.source = _SOLUTION_MARKERS.sub("", src if src.endswith("\n") else src + "\n") if cell.cell_type == "code" else src
+    return nb
+
+
+# --------------------------------------------------------------------------- nbgrader's view of it
+def nbgrader_config(root: Path):
+    """The course's nbgrader configuration (nbgrader_config.py in the course root)."""
+    from traitlets.config import Config
+    from traitlets.config.loader import PyFileConfigLoader
+
+    cfg = Config()
+    path = Path(root) / "nbgrader_config.py"
+    if path.is_file():
+        cfg.merge(PyFileConfigLoader(path.name, path=str(path.parent)).load_config())
+    cfg.CourseDirectory.root = str(Path(root).resolve())
+    return cfg
+
+
+def course_directory(root: Path):
+    from nbgrader.coursedir import CourseDirectory
+
+    import warnings
+
+    try:  # nbgrader's own gradebook code trips SQLAlchemy's autoflush warnings; they are noise here
+        from sqlalchemy.exc import SAWarning
+
+        warnings.filterwarnings("ignore", category=SAWarning)
+    except ImportError:
+        pass
+    # nbgrader's Gradebook runs `alembic` from PATH: make this environment's tools findable
+    bindir = os.path.dirname(sys.executable)
+    if bindir not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = os.pathsep.join(p for p in (bindir, os.environ.get("PATH", "")) if p)
+
+    return CourseDirectory(config=nbgrader_config(root))
+
+
+def nbgrader_resources(coursedir, assignment: str, student: str, notebook: str) -> dict:
+    return {
+        "nbgrader": {"db_url": coursedir.db_url, "assignment": assignment, "student": student, "notebook": notebook},
+        "metadata": {"path": ""},
+    }

@@ -1,0 +1,93 @@
+"""``python -m autograder feedback ASSIGNMENT``: HTML feedback that keeps hidden tests hidden.
+
+Reads ``autograded/<student>/<assignment>/*.ipynb`` and writes
+``feedback/<student>/<assignment>/*.html`` with nbgrader's feedback template
+and the scores from the gradebook (nbgrader's GetGrades). Before rendering:
+
+* every hidden-test region is cut out of the test cells (the student sees the
+  visible asserts they already had, and each failure's message, which names
+  the property, the input and the seed, never the check's code);
+* outputs are cleaned again (text and PNG/JPEG only, tracebacks capped), in
+  case the notebook came from somewhere else than our grader.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import nbformat
+
+from .coursedir import COURSE_ROOT, course_directory, nbgrader_resources
+from .execute import KEEP_MIME
+from .sanitize import neutralize_html
+
+_HIDDEN_REGION = re.compile(r"[ \t]*### BEGIN HIDDEN TESTS.*?(### END HIDDEN TESTS[^\n]*\n?|\Z)", re.S)
+_LEAKY = ("run_check(", "course.checks", "autograder.checking", "BEGIN HIDDEN TESTS")
+
+
+def strip_hidden_tests(nb):
+    """Remove hidden test regions from every cell and check-machinery lines from tracebacks."""
+    for cell in nb.cells:
+        if "BEGIN HIDDEN TESTS" in cell.source:
+            cell.source = _HIDDEN_REGION.sub("", cell.source).rstrip()
+        if cell.cell_type != "code":
+            continue
+        outputs = []
+        for out in cell.get("outputs", []):
+            kind = out.get("output_type")
+            if kind == "error":
+                out.traceback = [line for line in out.get("traceback", [])[:100] if not any(k in line for k in _LEAKY)]
+                if not out.traceback:
+                    out.traceback = [f"{out.get('ename', 'Error')}: {out.get('evalue', '')}"]
+            elif kind in ("display_data", "execute_result"):
+                out.data = {k: v for k, v in out.get("data", {}).items() if k in KEEP_MIME}
+                out.metadata = {}
+                if not out.data:
+                    continue
+            elif kind != "stream":
+                continue
+            outputs.append(out)
+        cell.outputs = outputs
+    return nb
+
+
+def generate_feedback(assignment: str, root: Path = COURSE_ROOT, only: list[str] | None = None, log=print) -> list[Path]:
+    from nbconvert import HTMLExporter
+    from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
+    from nbgrader.preprocessors import GetGrades
+    from jupyter_core.paths import jupyter_config_dir
+    from traitlets.config import Config
+
+    import nbgrader
+
+    coursedir = course_directory(root)
+    base = Path(coursedir.root) / coursedir.autograded_directory
+    templates = Path(nbgrader.__file__).parent / "server_extensions" / "formgrader" / "templates"
+    cfg = Config(coursedir.config)
+    cfg.HTMLExporter.template_name = "feedback"
+    cfg.HTMLExporter.sanitize_html = True  # student markdown may hold HTML: strip scripts and handlers
+    cfg.HTMLExporter.extra_template_basedirs = [str(templates)]
+    bootstrap = Path(nbgrader.__file__).parent / "server_extensions" / "formgrader" / "static" / "node_modules" / "bootstrap" / "dist" / "css"
+    cfg.HTMLExporter.extra_template_paths = [str(bootstrap)]
+    written = []
+    students = sorted(d.name for d in base.iterdir() if d.is_dir() and (d / assignment).is_dir()) if base.is_dir() else []
+    for student in students:
+        if only and student not in only:
+            continue
+        src = Path(coursedir.format_path(coursedir.autograded_directory, student, assignment))
+        dest = Path(coursedir.format_path(coursedir.feedback_directory, student, assignment))
+        for path in sorted(src.glob("*.ipynb")):
+            nb = strip_hidden_tests(nbformat.read(str(path), as_version=4))
+            neutralize_html(nb)
+            resources = nbgrader_resources(coursedir, assignment, student, path.stem)
+            resources["config_dir"] = jupyter_config_dir()
+            nb, resources = GetGrades(config=cfg).preprocess(nb, resources)
+            nb, resources = CSSHTMLHeaderPreprocessor(config=cfg).preprocess(nb, resources)
+            exporter = HTMLExporter(config=cfg)
+            html, _ = exporter.from_notebook_node(nb, resources=resources)
+            dest.mkdir(parents=True, exist_ok=True)
+            out = dest / f"{path.stem}.html"
+            out.write_text(html, encoding="utf-8")
+            written.append(out)
+            log(f"  {out.relative_to(Path(coursedir.root))}")
+    return written

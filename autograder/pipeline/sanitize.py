@@ -1,0 +1,195 @@
+"""Read a submitted notebook defensively and put the instructor's cells back.
+
+Steps, in order (each one small, like nbgrader's preprocessors):
+
+1. :func:`load_submission`: size cap, JSON, nbformat 4 validation; anything
+   else is an *invalid notebook* (scored zero with that reason, never a crash).
+2. :func:`restore_instructor_cells`: locked and test cells come from the
+   instructor's notebook (hidden tests included), whatever the student did to
+   them: edited, deleted, duplicated, turned into markdown, re-labelled with
+   other points or grade ids. Answer cells keep the student's text under the
+   instructor's metadata; a deleted answer cell comes back as the *released*
+   stub (never the reference solution). Cells the student added lose any
+   nbgrader metadata they claim. Kernelspec and language come from the
+   instructor. Outputs are cleared.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import re
+from pathlib import Path
+
+import nbformat
+
+from .coursedir import nbgrader_meta, nbgrader_resources, strip_hidden
+
+MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024
+
+
+class InvalidNotebook(ValueError):
+    """The submitted file is not a notebook we can grade; the message says why."""
+
+
+def load_submission(path: Path, max_bytes: int = MAX_NOTEBOOK_BYTES) -> nbformat.NotebookNode:
+    path = Path(path)
+    if path.is_symlink() or not path.is_file():
+        raise InvalidNotebook("not a regular file")
+    size = path.stat().st_size
+    if size > max_bytes:
+        raise InvalidNotebook(f"file is {size} bytes, over the limit of {max_bytes}")
+    raw = path.read_bytes()
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise InvalidNotebook(f"not valid JSON ({str(exc)[:120]})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
+        raise InvalidNotebook("not a notebook (no list of cells)")
+    if data.get("nbformat") != 4:
+        raise InvalidNotebook(f"nbformat {data.get('nbformat')!r}; version 4 is expected")
+    try:
+        nb = nbformat.reads(json.dumps(_storable(data)), as_version=4)
+        nbformat.validate(nb)
+    except (nbformat.ValidationError, ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
+        raise InvalidNotebook(f"does not follow the notebook format ({str(exc).splitlines()[0][:160]})") from None
+    for cell in nb.cells:
+        if not isinstance(cell.get("source"), str):
+            raise InvalidNotebook("a cell without text source")
+    return nb
+
+
+def _storable(value, depth: int = 0):
+    """JSON data with every string made storable as UTF-8 (lone surrogates replaced)."""
+    if depth > 100:
+        raise InvalidNotebook("nested too deeply")
+    if isinstance(value, str):
+        return value.encode("utf-8", "replace").decode("utf-8")
+    if isinstance(value, list):
+        return [_storable(v, depth + 1) for v in value]
+    if isinstance(value, dict):
+        return {_storable(k, depth + 1): _storable(v, depth + 1) for k, v in value.items()}
+    return value
+
+
+def _meta(cell) -> dict:
+    """A cell's nbgrader metadata if it is well formed, else {}."""
+    meta = cell.get("metadata", {})
+    if not isinstance(meta, dict):
+        return {}
+    nbg = meta.get("nbgrader")
+    if not isinstance(nbg, dict) or not isinstance(nbg.get("grade_id"), str):
+        return {}
+    return nbg
+
+
+def _protected(meta: dict) -> bool:
+    return bool(meta.get("locked")) or (bool(meta.get("grade")) and not meta.get("solution"))
+
+
+def _fresh(cell):
+    new = copy.deepcopy(cell)
+    if new.cell_type == "code":
+        new.outputs, new.execution_count = [], None
+    return new
+
+
+def restore_instructor_cells(student, instructor, release) -> tuple[nbformat.NotebookNode, list[str]]:
+    """The notebook to execute: the student's answers inside the instructor's frame.
+
+    ``instructor`` is the source notebook (with hidden tests), ``release`` the
+    student version (stubs, checksums in the metadata).
+    """
+    notes: list[str] = []
+    ref = {_meta(c)["grade_id"]: c for c in instructor.cells if _meta(c)}
+    released = {_meta(c)["grade_id"]: c for c in release.cells if _meta(c)}
+    order = [_meta(c).get("grade_id") for c in instructor.cells]
+    merged = []
+    seen: set[str] = set()
+    for cell in student.cells:
+        meta = _meta(cell)
+        gid = meta.get("grade_id")
+        if gid in ref and gid not in seen:
+            seen.add(gid)
+            src = ref[gid]
+            src_meta = _meta(src)
+            if _protected(src_meta):
+                if cell.cell_type != src.cell_type or strip_hidden(cell.source) != strip_hidden(src.source):
+                    notes.append(f"cell {gid} was edited; the instructor's version was restored")
+                new = _fresh(src)
+            else:
+                new = _answer_cell(cell, src, released.get(gid), notes)
+            if meta and _claims_differ(meta, src_meta):
+                notes.append(f"cell {gid}: nbgrader metadata was changed; the instructor's was restored")
+            merged.append(new)
+        elif gid in ref:
+            notes.append(f"cell {gid} appeared twice; the copy was dropped")
+        else:
+            new = _fresh(cell) if cell.cell_type == "code" else copy.deepcopy(cell)
+            if isinstance(new.get("metadata"), dict) and "nbgrader" in new.metadata:
+                if isinstance(new.metadata["nbgrader"], dict) and new.metadata["nbgrader"].get("grade"):
+                    notes.append(f"a cell claimed to be graded ({str(gid)[:40]!r}); its nbgrader metadata was removed")
+                new.metadata.pop("nbgrader")
+            merged.append(new)
+    for idx, gid in enumerate(order):
+        if gid is None or gid in seen:
+            continue
+        src = ref[gid]
+        if _protected(_meta(src)):
+            new = _fresh(src)
+        else:
+            stub = released.get(gid)
+            new = _fresh(stub if stub is not None else src)
+            if stub is None:
+                new.source = ""
+            new.metadata = copy.deepcopy(stub.metadata if stub is not None else src.metadata)
+        notes.append(f"cell {gid} was missing; the instructor's version was added")
+        prev = next((order[k] for k in range(idx - 1, -1, -1) if order[k] is not None and order[k] in seen), None)
+        pos = next((i + 1 for i, c in enumerate(merged) if prev and _meta(c).get("grade_id") == prev), 0)
+        merged.insert(pos, new)
+        seen.add(gid)
+    nb = nbformat.v4.new_notebook()
+    nb.metadata = copy.deepcopy(instructor.metadata)
+    nb.cells = merged
+    for i, cell in enumerate(nb.cells):
+        cell["id"] = f"cell-{i:03d}"
+        for key in [k for k in cell if k not in ("id", "cell_type", "metadata", "source", "outputs", "execution_count", "attachments")]:
+            cell.pop(key)
+    nbformat.validate(nb)
+    return nb, notes
+
+
+def _claims_differ(meta: dict, src_meta: dict) -> bool:
+    keys = ("grade", "solution", "locked", "points", "grade_id", "task")
+    return any(meta.get(k) != src_meta.get(k) for k in keys if k in meta or k in src_meta)
+
+
+def _answer_cell(cell, src, stub, notes: list[str]):
+    """The student's answer with the instructor's metadata (and cell type)."""
+    meta = copy.deepcopy((stub if stub is not None else src).metadata)
+    if cell.cell_type != src.cell_type:
+        notes.append(f"cell {_meta(src)['grade_id']} changed type; restored to {src.cell_type}")
+        if src.cell_type == "code":
+            return nbformat.v4.new_code_cell(cell.source, metadata=meta)
+        return nbformat.v4.new_markdown_cell(cell.source, metadata=meta)
+    new = _fresh(cell)
+    new.metadata = meta
+    return new
+
+
+def neutralize_html(nb) -> None:
+    """Markdown and raw cells the student could write: raw HTML tags become text, so that
+    formgrader and feedback pages never run a student's script in the grader's browser."""
+    for cell in nb.cells:
+        if cell.cell_type in ("markdown", "raw") and not nbgrader_meta(cell).get("locked"):
+            cell.source = re.sub(r"<(?=[A-Za-z/!?])", "&lt;", cell.source)
+
+
+def nbgrader_sanitize(nb, coursedir, assignment, student, notebook):
+    """nbgrader's own sanitising pass (checksums and metadata from the gradebook)."""
+    from nbgrader.preprocessors import CheckCellMetadata, ClearOutput, DeduplicateIds, OverwriteCells, OverwriteKernelspec
+
+    cfg = coursedir.config
+    resources = nbgrader_resources(coursedir, assignment, student, notebook)
+    for pp in (ClearOutput, DeduplicateIds, OverwriteKernelspec, OverwriteCells, CheckCellMetadata):
+        nb, resources = pp(config=cfg).preprocess(nb, resources)
+    return nb

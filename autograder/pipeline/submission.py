@@ -1,0 +1,112 @@
+"""One student's submission: which students submitted, a private copy of their files, and
+the notebook made ready to run (``prepare`` -> ``Job``)."""
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+from .coursedir import source_path
+from .sanitize import InvalidNotebook, load_submission, nbgrader_sanitize, restore_instructor_cells
+
+MAX_FILES = 500
+
+
+def students_of(assignment: str, coursedir) -> list[str]:
+    base = Path(coursedir.root) / coursedir.submitted_directory
+    if not base.is_dir():
+        return []
+    return sorted(d.name for d in base.iterdir() if d.is_dir() and not d.is_symlink() and not d.name.startswith(".") and ((d / assignment).is_dir() or (d / assignment).is_symlink()))
+
+
+@dataclass
+class Job:
+    student: str
+    notebook: str
+    merged: dict | None  # the sanitised notebook (JSON), None when it cannot be graded
+    files: str | None  # private copy of the student's other files
+    modules: dict[str, str]
+    problem: str = ""  # why the notebook cannot be graded
+    status: str = "ok"
+    label: str = ""  # in the kernel's command line: course and student
+    notes: list[str] = field(default_factory=list)
+
+
+def copy_student_files(src: Path, dest: Path, source_dir: Path, ignore: list[str], limit: int) -> tuple[dict[str, str], list[str]]:
+    """Regular files of the submission (no links, no devices), capped; then the
+    instructor's non-notebook files over them, like nbgrader. Returns the
+    submission's Python modules (for the forbidden-call scan) and notes."""
+    import fnmatch
+
+    notes, modules, total, count = [], {}, 0, 0
+    for dirpath, dirnames, filenames in os.walk(src, followlinks=False):
+        dirnames[:] = [d for d in dirnames if not any(fnmatch.fnmatch(d, pat) for pat in ignore) and not os.path.islink(os.path.join(dirpath, d))]
+        for name in filenames:
+            path = Path(dirpath) / name
+            rel = path.relative_to(src)
+            if any(fnmatch.fnmatch(name, pat) for pat in ignore) or path.suffix == ".ipynb":
+                continue
+            if path.is_symlink() or not path.is_file():
+                notes.append(f"{rel} is not a regular file; it was left out")
+                continue
+            size = path.stat().st_size
+            count += 1
+            if count > MAX_FILES or total + size > limit:
+                notes.append(f"{rel} was left out (more than {MAX_FILES} files or {limit // (1 << 20)} MiB)")
+                continue
+            total += size
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, dest / rel)
+            if rel.suffix == ".py" and size < 1 << 20:
+                modules[".".join(rel.with_suffix("").parts)] = (dest / rel).read_text(encoding="utf-8", errors="replace")
+                if rel.name == "__init__.py":
+                    modules[".".join(rel.parent.parts)] = modules.pop(".".join(rel.with_suffix("").parts))
+    if source_dir.is_dir():
+        for path in source_dir.rglob("*"):
+            rel = path.relative_to(source_dir)
+            if path.is_file() and path.suffix != ".ipynb" and not any(fnmatch.fnmatch(p, pat) for p in rel.parts for pat in ignore):
+                (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+                if (dest / rel).exists() or (dest / rel).is_symlink():
+                    (dest / rel).unlink()
+                shutil.copyfile(path, dest / rel)
+    return modules, notes
+
+
+def prepare(assignment: str, student: str, notebook: str, root: Path, coursedir, scratch: Path, limits, instructor, release) -> Job:
+    src_dir = Path(coursedir.format_path(coursedir.submitted_directory, student, assignment))
+    path = src_dir / f"{notebook}.ipynb"
+    if not real_submission_folder(coursedir, student, assignment):
+        return Job(student, notebook, None, None, {}, problem="invalid notebook: the submission folder is a link", status="invalid notebook")
+    if not path.exists() and not path.is_symlink():
+        return Job(student, notebook, None, None, {}, problem=f"no notebook {notebook}.ipynb was submitted", status="missing")
+    try:
+        nb = load_submission(path)
+    except InvalidNotebook as exc:
+        return Job(student, notebook, None, None, {}, problem=f"invalid notebook: {exc}", status="invalid notebook")
+    merged, notes = restore_instructor_cells(nb, instructor, release)
+    merged = nbgrader_sanitize(merged, coursedir, assignment, student, notebook)
+    files = scratch / student
+    files.mkdir(parents=True)
+    modules, file_notes = copy_student_files(src_dir, files, source_path(assignment, root).parent, list(coursedir.ignore), limits.scratch // 2)
+    return Job(student, notebook, nbformat.writes(merged), str(files), modules, notes=notes + file_notes, label=f"{root}:{student}")
+
+
+def real_submission_folder(coursedir, student: str, assignment: str) -> bool:
+    """submitted/<student>/<assignment> is a real folder there, not a link to somewhere else."""
+    base = os.path.realpath(Path(coursedir.root) / coursedir.submitted_directory)
+    src = Path(coursedir.format_path(coursedir.submitted_directory, student, assignment))
+    return src.is_dir() and os.path.realpath(src) == os.path.join(base, student, assignment)
+
+
+def copy_submission_files(src: Path, dest: Path, ignore: list[str]) -> None:
+    """autograded/<student>/<assignment>/: the student's regular files and the timestamp."""
+    dest.mkdir(parents=True, exist_ok=True)
+    if src.is_symlink() or not src.is_dir():
+        return
+    copy_student_files(src, dest, Path("/nonexistent"), ignore, 200 << 20)
+    ts = src / "timestamp.txt"
+    if ts.is_file() and not ts.is_symlink() and ts.stat().st_size < 200:
+        shutil.copyfile(ts, dest / "timestamp.txt")

@@ -1,0 +1,22 @@
+"""The course's content, importable wherever the course is installed.
+
+    pages.py         helpers every book page uses: ``from course import device, seed_everything, ...``
+    tagging_data.py  the capstone's seeded sentence generator (the one source; page 09 shows it)
+    authoring.py     build instructor notebooks in code, with nbgrader's metadata
+    checks/          the hidden tests, one ``chNN_<name>.py`` per assignment (instructor material)
+
+The page helpers are loaded on first use, so importing ``course.checks`` or
+``course.tagging_data`` does not pull in the plotting helpers.
+"""
+from __future__ import annotations
+
+_PAGE_HELPERS = ("pick_device", "device", "seed_everything", "show_heatmaps", "progress", "check_shape")
+__all__ = list(_PAGE_HELPERS)
+
+
+def __getattr__(name: str):
+    if name in _PAGE_HELPERS:
+        from . import pages
+
+        return getattr(pages, name)
+    raise AttributeError(f"module 'course' has no attribute {name!r}")

@@ -1,0 +1,103 @@
+"""Build instructor notebooks in code: cells with the nbgrader metadata they need.
+
+Instructors may equally use Jupyter's "Create Assignment" toolbar; these helpers
+produce the same metadata and are handy for writing a new chapter's notebook
+from a script (see README, "Adding a chapter").
+"""
+from __future__ import annotations
+
+import textwrap
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+SCHEMA = 3
+
+
+def _meta(grade_id: str, *, grade: bool, solution: bool, locked: bool, points: float | None = None, task: bool = False) -> dict:
+    meta = {"grade": grade, "grade_id": grade_id, "locked": locked, "schema_version": SCHEMA, "solution": solution, "task": task}
+    if points is not None:
+        meta["points"] = points
+    return {"nbgrader": meta}
+
+
+def clean(text: str) -> str:
+    return textwrap.dedent(text).strip("\n")
+
+
+def markdown(text: str):
+    """Ordinary prose (students may edit their copy; it is not graded)."""
+    return new_markdown_cell(clean(text))
+
+
+def locked_markdown(grade_id: str, text: str):
+    return new_markdown_cell(clean(text), metadata=_meta(grade_id, grade=False, solution=False, locked=True))
+
+
+def locked_code(grade_id: str, source: str):
+    """Read-only code (setup cells): restored from the instructor copy at grading."""
+    return new_code_cell(clean(source), metadata=_meta(grade_id, grade=False, solution=False, locked=True))
+
+
+def solution(grade_id: str, source: str):
+    """An answer cell: the part between ### BEGIN/END SOLUTION is replaced by a stub."""
+    return new_code_cell(clean(source), metadata=_meta(grade_id, grade=False, solution=True, locked=False))
+
+
+def tests(grade_id: str, points: float, visible: str, hidden_checks: list[str]):
+    """A graded test cell: visible asserts, then hidden checks run by name."""
+    hidden = "\n".join(f'run_check("{name}", globals())' for name in hidden_checks)
+    source = clean(visible) + "\n\n### BEGIN HIDDEN TESTS\nfrom course.checks import run_check\n" + hidden + "\n### END HIDDEN TESTS"
+    return new_code_cell(source, metadata=_meta(grade_id, grade=True, solution=False, locked=True, points=points))
+
+
+def written(grade_id: str, points: float, model_answer: str):
+    """A manually graded answer (formgrader); the model answer is replaced by 'YOUR ANSWER HERE'."""
+    return new_markdown_cell(clean(model_answer), metadata=_meta(grade_id, grade=True, solution=True, locked=False, points=points))
+
+
+def notebook(cells: list) -> nbformat.NotebookNode:
+    nb = new_notebook(cells=cells)
+    nb.metadata = {
+        "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+        "language_info": {"name": "python"},
+    }
+    for i, cell in enumerate(nb.cells):
+        cell["id"] = f"cell-{i:03d}"
+    return nb
+
+
+def write(nb, path) -> None:
+    nbformat.validate(nb)
+    nbformat.write(nb, str(path))
+
+
+# The read-only first code cell of every student notebook. Notebooks must run
+# standalone (Colab opens a single file), so it imports nothing from the course.
+SETUP_SOURCE = '''
+# Setup (read-only). One device for the whole notebook, chosen once; a fixed seed.
+import os
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+def pick_device() -> torch.device:
+    """$COURSE_DEVICE if set, else CUDA, then Apple's MPS, then the CPU."""
+    if os.environ.get("COURSE_DEVICE"):
+        return torch.device(os.environ["COURSE_DEVICE"])
+    if torch.cuda.is_available():
+        return torch.device("cuda")
+    if torch.backends.mps.is_available():
+        return torch.device("mps")
+    return torch.device("cpu")
+
+
+device = pick_device()
+torch.manual_seed(0)
+print(f"torch {torch.__version__} on {device}")
+'''
+
+
+def setup_cell():
+    return locked_code("setup", SETUP_SOURCE)

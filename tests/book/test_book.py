@@ -1,0 +1,98 @@
+"""(e) The book builds from scratch with every cell executed and warnings as errors,
+lists every chapter, exercise and solution, and loads nothing from the web."""
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+import yaml
+
+from autograder.pipeline.coursedir import assignments, book_pages
+from tests.support import ROOT
+
+EXTERNAL = re.compile(r"^(https?:)?//", re.I)
+
+
+@pytest.fixture(scope="module")
+def built(built_book) -> Path:
+    """The book built from scratch (no execution cache), as `make book` does: see conftest.py."""
+    return built_book
+
+
+def _toc_files() -> list[str]:
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    files = [toc["root"]]
+    for part in toc.get("parts", []):
+        files += [c["file"] for c in part.get("chapters", [])]
+    return files
+
+
+def test_toc_lists_every_chapter_exercise_and_solution():
+    files = _toc_files()
+    for page in book_pages(ROOT):
+        assert f"book/{page.stem}" in files, f"{page.name} is not in _toc.yml"
+    for a in assignments(ROOT):
+        assert f"exercises/{a}/{a}" in files, f"the exercise {a} is not in _toc.yml"
+        assert f"solutions/{a}/{a}" in files, f"the reference solution {a} is not in _toc.yml"
+        assert f"book/{a}" in files, f"assignment {a} has no chapter page in the toc"
+
+
+class _Loads(HTMLParser):
+    """Collects every resource a page asks the browser to load."""
+
+    def __init__(self):
+        super().__init__()
+        self.loads, self.images, self.h1, self.in_article = [], 0, 0, False
+
+    def handle_endtag(self, tag):
+        if tag == "article":
+            self.in_article = False
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "article":
+            self.in_article = True
+        if tag == "h1" and self.in_article:  # the theme's print-only header is outside the article
+            self.h1 += 1
+        if tag in ("script", "img", "iframe", "audio", "video", "source") and a.get("src"):
+            self.loads.append(a["src"])
+        if tag == "img" and self.in_article and "_images/" in a.get("src", ""):
+            self.images += 1  # a figure produced by a code cell
+        if tag == "link" and a.get("href") and set((a.get("rel") or "").split()) & {"stylesheet", "preload", "icon", "modulepreload", "prefetch"}:
+            self.loads.append(a["href"])
+
+
+def _page(built: Path, name: str) -> _Loads:
+    parser = _Loads()
+    parser.feed((built / f"{name}.html").read_text(encoding="utf-8"))
+    return parser
+
+
+def test_every_page_built_offline(built):
+    for name in _toc_files():
+        page = _page(built, name)
+        external = [u for u in page.loads if EXTERNAL.match(u)]
+        assert not external, f"{name}.html loads from the web: {external}"
+    for css in (built / "_static").rglob("*.css"):
+        text = css.read_text(encoding="utf-8", errors="ignore")
+        assert not re.search(r"@import\s+(url\()?['\"]?https?://", text), f"{css.name} imports a stylesheet from the web"
+    assert (built / "_static" / "mathjax" / "tex-chtml.js").is_file(), "MathJax is served locally"
+
+
+def test_chapters_are_executed_with_figures(built):
+    for page in book_pages(ROOT):
+        html = (built / "book" / f"{page.stem}.html").read_text(encoding="utf-8")
+        parsed = _page(built, f"book/{page.stem}")
+        assert "cell_output" in html, f"{page.name}: no executed outputs in the built page"
+        assert parsed.images > 0, f"{page.name}: no figure produced by its code in the built page"
+        assert "Traceback" not in html, f"{page.name}: a traceback appears in the page"
+        assert parsed.h1 == 1, f"{page.name}: {parsed.h1} top-level headings (expected one)"
+
+
+def test_exercise_pages_offer_downloads(built):
+    for a in assignments(ROOT):
+        html = (built / "exercises" / a / f"{a}.html").read_text(encoding="utf-8")
+        assert f"{a}.ipynb" in html, f"the exercise page of {a} offers no .ipynb download"
+        assert "colab.research.google.com" in html, f"the exercise page of {a} has no Colab button"

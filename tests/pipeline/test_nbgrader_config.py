@@ -1,0 +1,44 @@
+"""nbgrader_config.py behaves as the README promises, on a tiny throwaway assignment:
+a test cell that only emits a PyTorch-style warning on stderr keeps its points, a
+failing one loses them, a deleted test cell is restored, and the kernel finds the
+course package (installed, not copied into the course)."""
+from __future__ import annotations
+
+import shutil
+
+import nbformat
+
+from course import authoring
+from tests.support import ROOT
+from tests.support.coursecopy import nbgrader
+
+
+def test_warnings_do_not_fail_and_deleted_tests_come_back(tmp_path):
+    course = tmp_path / "course"
+    (course / "solutions" / "warn").mkdir(parents=True)
+    shutil.copy2(ROOT / "nbgrader_config.py", course)
+    nb = authoring.notebook([
+        authoring.setup_cell(),
+        authoring.solution("answer", "def answer():\n    ### BEGIN SOLUTION\n    return 42\n    ### END SOLUTION"),
+        authoring.tests("warns", 1, 'import warnings\nwarnings.warn("TypedStorage is deprecated", UserWarning)\nassert answer() == 42, "the answer is 42"', []),
+        authoring.tests("fails", 1, 'assert answer() == 43, "the answer is 43"', []),
+        authoring.tests("imports", 1, 'import course.checks\nassert answer() == 42, "the answer is 42"', []),
+    ])
+    authoring.write(nb, course / "solutions" / "warn" / "warn.ipynb")
+    nbgrader(["generate_assignment", "warn"], course)
+    student = nbformat.read(str(course / "exercises" / "warn" / "warn.ipynb"), as_version=4)
+    for cell in student.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "answer":
+            cell.source = "def answer():\n    return 42\n"
+    student.cells = [c for c in student.cells if c.metadata.get("nbgrader", {}).get("grade_id") != "imports"]
+    (course / "submitted" / "s1" / "warn").mkdir(parents=True)
+    nbformat.write(student, str(course / "submitted" / "s1" / "warn" / "warn.ipynb"))
+    nbgrader(["autograde", "warn", "--create"], course)
+
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        grades = {g.name: g.auto_score for g in gb.find_submission("warn", "s1").notebooks[0].grades}
+    assert grades["warns"] == 1, "a warning on stderr must not fail a test cell"
+    assert grades["fails"] == 0, "a failing test cell loses its points"
+    assert grades["imports"] == 1, "the deleted test cell was restored and found the course package"

@@ -1,0 +1,167 @@
+"""The layout's rules, read from the source with ``ast`` (imports inside functions count too):
+
+* the parts are layered, lowest first: the isolation layer (``autograder.isolation``), the
+  check framework (``autograder.checking``), the course content (``course``), the grading
+  pipeline (``autograder.pipeline``), the commands that run it (``autograder.selfcheck``,
+  ``autograder.classgrade``), the command line, and the repository tools (``tools``); a
+  module never imports from a part above its own;
+* the isolation layer imports nothing of the project outside itself (no course, no pipeline);
+* the rest of the project reaches the isolation layer through its package interface
+  (``autograder.isolation``, which exports the wire format too), never through its other modules;
+* no two modules import each other, directly or through others (no import circles).
+
+The checker is tested on a small made-up tree too, so that it can be seen to fail.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from tests.support import ROOT
+
+PACKAGES = ("autograder", "course", "tools")
+LAYERS = [  # (module prefix, layer): the longest matching prefix decides
+    ("autograder.isolation", 0),
+    ("autograder.checking", 1),
+    ("course", 2),
+    ("autograder.pipeline", 3),
+    ("autograder.selfcheck", 4),
+    ("autograder.classgrade", 4),
+    ("autograder", 5),  # the package itself, cli, __main__
+    ("tools", 6),
+]
+INTERFACE = "autograder.isolation"
+INTERFACE_MODULES = {INTERFACE, INTERFACE + ".wire"}  # the package, and the wire format it exports
+
+
+def module_files(root: Path, packages=PACKAGES) -> dict[str, Path]:
+    """Dotted module name -> file, for every .py file of the given top-level packages."""
+    out = {}
+    for pkg in packages:
+        for path in sorted((root / pkg).rglob("*.py")):
+            parts = list(path.relative_to(root).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            out[".".join(parts)] = path
+    return out
+
+
+def imports_of(name: str, path: Path, known: dict[str, Path]) -> set[str]:
+    """The project modules ``name`` imports (resolved relative imports; ``from P import M``
+    counts as importing the module P.M when that is a module, else P)."""
+    is_package = path.name == "__init__.py"
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        targets = []
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = name.split(".") if is_package else name.split(".")[:-1]
+                base = base[: len(base) - (node.level - 1)]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            targets = [f"{module}.{alias.name}" if f"{module}.{alias.name}" in known else module for alias in node.names]
+        for target in targets:
+            while target and target not in known:
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                found.add(target)
+    return found
+
+
+def layer(module: str) -> int:
+    best = max((p for p, _ in LAYERS if module == p or module.startswith(p + ".")), key=len)
+    return dict(LAYERS)[best]
+
+
+def import_graph(root: Path, packages=PACKAGES) -> dict[str, set[str]]:
+    known = module_files(root, packages)
+    return {name: imports_of(name, path, known) for name, path in known.items()}
+
+
+def violations(graph: dict[str, set[str]]) -> list[str]:
+    problems = []
+    for module, targets in sorted(graph.items()):
+        for target in sorted(targets):
+            if layer(target) > layer(module):
+                problems.append(f"{module} imports {target}, a part above its own")
+            inside = module == INTERFACE or module.startswith(INTERFACE + ".")
+            if inside and not (target == INTERFACE or target.startswith(INTERFACE + ".")):
+                problems.append(f"{module} (isolation layer) imports {target}")
+            if not inside and target.startswith(INTERFACE + ".") and target not in INTERFACE_MODULES:
+                problems.append(f"{module} imports {target}: use the interface, {INTERFACE}")
+    return problems
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan), each sorted."""
+    index, low, stack, on_stack, out, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                out.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_parts_import_only_downwards():
+    graph = import_graph(ROOT)
+    assert len(graph) > 30, "the layout test found too few modules to be reading the real tree"
+    assert any(t.startswith("autograder.checking") for t in graph["course.checks"]), "the graph misses a known import"
+    problems = violations(graph)
+    assert not problems, "imports against the layout:\n" + "\n".join(problems)
+
+
+def test_no_import_circles():
+    found = circles(import_graph(ROOT))
+    assert not found, "import circles: " + "; ".join(" -> ".join(c) for c in found)
+
+
+def test_the_checker_sees_upward_imports_and_circles(tmp_path):
+    """A made-up tree with every kind of mistake: the checks above must report each one."""
+    files = {
+        "autograder/__init__.py": "",
+        "autograder/isolation/__init__.py": "from .kernel import Kernel\n",
+        "autograder/isolation/kernel.py": "def Kernel():\n    from course import checks\n",
+        "autograder/pipeline/__init__.py": "",
+        "autograder/pipeline/execute.py": "from autograder.isolation.kernel import Kernel\nfrom . import score\n",
+        "autograder/pipeline/score.py": "from .execute import run\n",
+        "course/__init__.py": "",
+        "course/checks.py": "import tools.serve\n",
+        "tools/__init__.py": "",
+        "tools/serve.py": "",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    graph = import_graph(tmp_path)
+    problems = violations(graph)
+    assert "autograder.isolation.kernel imports course.checks, a part above its own" in problems
+    assert "autograder.isolation.kernel (isolation layer) imports course.checks" in problems
+    assert "autograder.pipeline.execute imports autograder.isolation.kernel: use the interface, autograder.isolation" in problems
+    assert "course.checks imports tools.serve, a part above its own" in problems
+    assert circles(graph) == [["autograder.pipeline.execute", "autograder.pipeline.score"]]
+    assert len(problems) == 4, problems

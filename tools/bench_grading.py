@@ -1,0 +1,180 @@
+"""`make bench-grading`: grading a class, plain nbgrader against ours, side by side.
+
+    python -m tools.bench_grading [--students N] [--assignment ID] [--scheduler ADDRESS|local] [--keep DIR]
+
+N honest submissions (default 12: the released notebook with the reference answers)
+are graded, in one run and one after the other, by
+
+1. bare execution: each submission executed with nbclient in a fresh kernel, one after
+   the other (no grading at all: the cost of running the notebooks);
+2. plain `nbgrader autograde` (serial, its own kernels);
+3. `python -m autograder grade --jobs 1` (sandboxed, hidden checks in the grader);
+4. `python -m autograder grade --jobs 2`;
+5. optionally `--scheduler ADDRESS` (a Dask cluster; `local` starts a LocalCluster with
+   two single-threaded workers in the grading process).
+
+Each of 2-5 works on its own fresh copy of the course (same submissions, empty
+gradebook) and is timed from the command line, as an instructor would run it. It prints
+the times, the speed-up ratios over plain nbgrader, the per-notebook overhead against
+bare execution, and whether every student's per-cell scores are identical in all
+gradebooks. A benchmark on this machine, not a test: the exit status is 0 unless a
+command fails (other work on the machine inflates all times).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+
+from autograder.pipeline.coursedir import reference_submission
+
+ROOT = Path(__file__).resolve().parent.parent
+COPIED = ["solutions", "exercises", "nbgrader_config.py"]  # the course packages are installed
+
+
+def make_course(dest: Path, assignment: str, students: int) -> Path:
+    dest.mkdir(parents=True)
+    for name in COPIED:
+        src = ROOT / name
+        if src.is_dir():
+            shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"))
+        else:
+            shutil.copy2(src, dest / name)
+    nb = reference_submission(assignment, ROOT)
+    for i in range(students):
+        folder = dest / "submitted" / f"student{i:02d}" / assignment
+        folder.mkdir(parents=True)
+        nbformat.write(nb, str(folder / f"{assignment}.ipynb"))
+    return dest
+
+
+def _env() -> dict:
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    env.pop("MPLBACKEND", None)
+    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    return env
+
+
+def timed(args: list[str], cwd: Path) -> float:
+    start = time.perf_counter()
+    done = subprocess.run(args, cwd=cwd, env=_env(), capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    if done.returncode != 0:
+        sys.stderr.write(done.stdout[-4000:] + done.stderr[-4000:])
+        raise SystemExit(f"{' '.join(args[:5])} ... failed (exit {done.returncode})")
+    return seconds
+
+
+_BARE = r"""
+import sys, time
+import nbclient, nbformat
+start = time.perf_counter()
+for path in sys.argv[1:]:
+    nb = nbformat.read(path, as_version=4)
+    nbclient.NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": path.rsplit("/", 1)[0]}}).execute()
+print(f"{time.perf_counter() - start:.3f}")
+"""
+
+
+def bare_execution(course: Path, assignment: str) -> float:
+    paths = sorted(str(p) for p in (course / "submitted").glob(f"*/{assignment}/{assignment}.ipynb"))
+    done = subprocess.run([sys.executable, "-c", _BARE, *paths], cwd=course, env=_env(), capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.stderr.write(done.stderr[-3000:])
+        raise SystemExit("bare execution failed")
+    return float(done.stdout.strip().splitlines()[-1])
+
+
+def cell_scores(course: Path, assignment: str) -> dict:
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        out = {}
+        for sub in gb.find_assignment(assignment).submissions:
+            for nb in sub.notebooks:
+                for g in nb.grades:
+                    out[(sub.student.id, nb.name, g.name)] = (g.auto_score, g.max_score)
+        return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tools.bench_grading", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--students", type=int, default=12)
+    parser.add_argument("--assignment", default="01-text-representations")
+    parser.add_argument("--scheduler", help="also grade on this Dask scheduler (`local`: a LocalCluster of 2 workers)")
+    parser.add_argument("--keep", type=Path, help="work in DIR (kept) instead of a temporary folder")
+    args = parser.parse_args(argv)
+    n, a = args.students, args.assignment
+    work = args.keep or Path(tempfile.mkdtemp(prefix="bench-grading-"))
+    if args.keep:
+        shutil.rmtree(work, ignore_errors=True)
+        work.mkdir(parents=True)
+    py = sys.executable
+    try:
+        print(f"Benchmarking grading: {n} honest submissions of {a}, {os.cpu_count()} CPU cores, in {work}", flush=True)
+        try:
+            print(f"  load average before: {os.getloadavg()[0]:.1f}", flush=True)
+        except OSError:
+            pass
+        runs = [("plain nbgrader autograde", "nbgrader", []), ("ours --jobs 1", "ours", ["--jobs", "1"]), ("ours --jobs 2", "ours", ["--jobs", "2"])]
+        if args.scheduler:
+            runs.append((f"ours --scheduler {args.scheduler}", "ours", ["--scheduler", args.scheduler]))
+        courses = {}
+        for label, kind, _ in runs:
+            course = make_course(work / f"course{len(courses)}", a, n)
+            # the gradebook knows the assignment before the clock starts, for both graders
+            timed([py, "-m", "nbgrader", "generate_assignment", a, "--force", "--log-level=ERROR",
+                   f"--CourseDirectory.release_directory={work / 'release'}"], course)
+            courses[label] = course
+        subprocess.run([py, "-c", "import torch, nbgrader, IPython"], env=_env(), check=True)  # warm the disk cache
+        bare = bare_execution(courses[runs[0][0]], a)
+        print(f"  bare execution (nbclient, fresh kernel each, serial): {bare:.1f} s", flush=True)
+        times = {}
+        for label, kind, extra in runs:
+            course = courses[label]
+            if kind == "nbgrader":
+                cmd = [py, "-m", "nbgrader", "autograde", a, "--force", "--log-level=ERROR"]
+            else:
+                cmd = [py, "-m", "autograder", "grade", a, "--course-root", str(course), *extra]
+            times[label] = timed(cmd, course)
+            print(f"  {label}: {times[label]:.1f} s", flush=True)
+
+        plain = times[runs[0][0]]
+        reference = cell_scores(courses[runs[0][0]], a)
+        print()
+        print(f"{'grader':<34}{'seconds':>9}{'s/notebook':>12}{'speed-up':>10}{'overhead s/nb':>15}  scores")
+        print(f"{'bare execution (no grading)':<34}{bare:>9.1f}{bare / n:>12.2f}{'':>10}{0:>15.2f}")
+        same_all = True
+        for label, _, _ in runs:
+            t = times[label]
+            scores = cell_scores(courses[label], a)
+            same = scores == reference and len(reference) > 0
+            same_all &= same
+            print(f"{label:<34}{t:>9.1f}{t / n:>12.2f}{plain / t:>9.2f}x{(t - bare) / n:>15.2f}  {'identical' if same else 'DIFFERENT'}")
+        jobs2 = plain / times["ours --jobs 2"]
+        print()
+        print(f"--jobs 2 vs plain nbgrader: {jobs2:.2f}x (at least 2.0: {'yes' if jobs2 >= 2.0 else 'NO'}); "
+              f"--jobs 1 vs plain: {plain / times['ours --jobs 1']:.2f}x; --jobs 2 vs --jobs 1: {times['ours --jobs 1'] / times['ours --jobs 2']:.2f}x")
+        print(f"scores identical to plain nbgrader for every student and cell: {'yes' if same_all else 'NO'} "
+              f"({len(reference)} graded cells)")
+        print("overhead s/nb: (grader's time - bare execution) / notebooks; times include each command's start-up.")
+        try:
+            print(f"load average after: {os.getloadavg()[0]:.1f} (other work on the machine inflates all times)")
+        except OSError:
+            pass
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
