@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 import time
@@ -14,11 +15,13 @@ from .pipeline.coursedir import COURSE_ROOT, assignments
 # --------------------------------------------------------------------------- release
 def cmd_release(args) -> int:
     names = args.assignments or assignments()
+    # nbgrader's gradebook runs `alembic` from PATH: this environment's tools first
+    env = dict(os.environ, PATH=os.pathsep.join(p for p in (os.path.dirname(sys.executable), os.environ.get("PATH", "")) if p))
     for name in names:
         print(f"releasing {name}", flush=True)
         done = subprocess.run(
             [sys.executable, "-m", "nbgrader", "generate_assignment", name, "--force", "--log-level=WARN"],
-            cwd=COURSE_ROOT,
+            cwd=COURSE_ROOT, env=env,
         )
         if done.returncode:
             print(f"nbgrader generate_assignment {name} failed", file=sys.stderr)

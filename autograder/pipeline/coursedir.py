@@ -13,9 +13,10 @@ import nbformat
 
 
 def _default_root() -> Path:
-    """The course root: the nearest folder above this package that holds ``nbgrader_config.py``
-    (the repository, for an editable install), else the current folder."""
-    for folder in Path(__file__).resolve().parents:
+    """The course root, as nbgrader finds it: the current folder when it holds
+    ``nbgrader_config.py``; else the nearest folder above this package that does (the
+    repository, for an editable install); else the current folder."""
+    for folder in (Path.cwd(), *Path(__file__).resolve().parents):
         if (folder / "nbgrader_config.py").is_file():
             return folder
     return Path.cwd()

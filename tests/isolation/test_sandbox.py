@@ -16,9 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder.isolation import wire
+from autograder.isolation import GiB, MiB, Kernel, KernelError, KernelTimeout, Limits, SandboxUnavailable, sandbox_problem, wire
 from autograder.isolation.seccomp import seccomp_program
-from autograder.isolation import GiB, MiB, Kernel, KernelError, KernelTimeout, Limits, SandboxUnavailable, sandbox_problem, 
 from tests.support import ROOT
 
 

@@ -16,7 +16,7 @@ from autograder.isolation import GiB, Limits
 from tests.support.cheats import ASSIGNMENT, build_class, write_class
 from tests.support import ROOT
 from tests.support.coursecopy import make_course_copy
-from test_grading_adversarial import marker_processes
+from tests.pipeline.test_grading_adversarial import marker_processes
 
 SUBSET = ["honest-perfect", "baseline-wrong", "cheat-patch-comparisons", "cheat-read-files", "cheat-write-files",
           "cheat-infinite-loop", "cheat-fork-storm", "cheat-outlive", "cheat-network", "cheat-exit"]
