@@ -68,7 +68,7 @@ class LocalBook:
 
     def __init__(self, html: Path, root: Path, port: int = 8000, kernel_port: int = 8888, kernel: bool = True):
         self.html, self.root = Path(html).resolve(), Path(root).resolve()
-        self.port = port or free_port()
+        self.port = port  # 0: the HTTP server binds a free port itself in start() (no race with other servers)
         self.kernel_port = kernel_port or free_port()
         self.kernel = kernel
         self.token = secrets.token_hex(24)
@@ -91,6 +91,7 @@ class LocalBook:
             self._start_jupyter(timeout)
         handler = type("Handler", (_BookHandler,), {"kernel_settings": self.settings() if self.kernel else {}})
         self.httpd = ThreadingHTTPServer((HOST, self.port), functools.partial(handler, directory=str(self.html)))
+        self.port = self.httpd.server_address[1]
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
         return self
 
