@@ -326,3 +326,19 @@ def test_binder_pins_match_requirements_txt():
         assert ours.public == theirs.public and theirs.local is None, f"{name}: Binder {ours}, requirements.txt {theirs}"
         if name != "torch":
             assert ours == theirs
+
+
+# --- README: installing ----------------------------------------------------------------------
+
+
+def test_readme_installing_follows_two_commands_and_covers_each_system():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    headings = re.findall(r"^## (.+)$", text, re.M)
+    assert "Installing" in headings and headings.index("Installing") == headings.index("Two commands") + 1
+    section = _readme_section("Installing")
+    for system in ("Linux", "macOS (Apple silicon)", "Windows"):
+        assert re.search(rf"^### {re.escape(system)}$", section, re.M), f"'Installing' has no {system} part"
+    # The same CPU index as the Pages workflow and Binder.
+    assert f"PIP_EXTRA_INDEX_URL={CPU_INDEX} make book" in section
+    assert "py -3.11 -m venv .venv" in section and r".venv\Scripts\pip install -r requirements.txt" in section
+    assert "apt" in section.split("### macOS", 1)[1], "say that make test needs apt"
