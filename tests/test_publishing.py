@@ -12,6 +12,7 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -342,3 +343,114 @@ def test_readme_installing_follows_two_commands_and_covers_each_system():
     assert f"PIP_EXTRA_INDEX_URL={CPU_INDEX} make book" in section
     assert "py -3.11 -m venv .venv" in section and r".venv\Scripts\pip install -r requirements.txt" in section
     assert "apt" in section.split("### macOS", 1)[1], "say that make test needs apt"
+
+
+# --- Makefile: Python 3.11 or newer ----------------------------------------------------------
+
+RECREATE = "rm -rf .venv && make book PYTHON=python3.11"
+
+FAKE_PYTHON = """#!/bin/sh
+# A stand-in for {banner}: answers --version, makes a "venv" holding a copy of itself,
+# and logs every other call (pip installs) to $FAKE_LOG.
+case "$1" in
+  --version) echo "{banner}" {redirect};;
+  -m) [ "$2" = venv ] && mkdir -p "$3/bin" && cp "$0" "$3/bin/python"; echo "python $*" >> "$FAKE_LOG";;
+  *) echo "python $*" >> "$FAKE_LOG";;
+esac
+"""
+FAKE_JUPYTER_BOOK = '#!/bin/sh\necho "jupyter-book $*" >> "$FAKE_LOG"\n'
+
+
+def _executable(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    path.chmod(0o755)
+    return path
+
+
+def _fake_python(path: Path, version: str) -> Path:
+    # Python 2 prints its version on stderr, Python 3 on stdout.
+    redirect = ">&2" if version.startswith("2.") else ""
+    return _executable(path, FAKE_PYTHON.format(banner=f"Python {version}", redirect=redirect))
+
+
+def _make(course: Path, *args: str) -> tuple[subprocess.CompletedProcess, list[str]]:
+    """`make ARGS` in a copy of the Makefile; returns the run and the fake tools' log."""
+    import os
+
+    log = course / "calls.log"
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS", "PYTHON")}
+    env["FAKE_LOG"] = str(log)
+    done = subprocess.run(["make", "--no-print-directory", *args], cwd=course, env=env,
+                          capture_output=True, text=True, timeout=120)
+    return done, (log.read_text().splitlines() if log.exists() else [])
+
+
+def _course(tmp_path: Path) -> Path:
+    course = tmp_path / "course"
+    course.mkdir()
+    for name in ("Makefile", "requirements.txt"):
+        (course / name).write_bytes((ROOT / name).read_bytes())
+    return course
+
+
+def _venv(course: Path, version: str) -> None:
+    _fake_python(course / ".venv" / "bin" / "python", version)
+    _executable(course / ".venv" / "bin" / "jupyter-book", FAKE_JUPYTER_BOOK)
+
+
+@pytest.mark.parametrize("version", ["3.9.18", "3.10.14", "2.7.18"])
+def test_make_refuses_a_venv_made_by_an_old_python(tmp_path, version):
+    course = _course(tmp_path)
+    _venv(course, version)
+    done, calls = _make(course, "book")
+    out = done.stdout + done.stderr
+    assert done.returncode != 0, f"make book ran with a .venv of Python {version}:\n{out}"
+    assert f"Python {version.rsplit('.', 1)[0]};" in out and "needs Python 3.11 or newer" in out, out
+    assert RECREATE in out, out
+    assert calls == [], f"make used the old .venv before refusing it: {calls}"
+    assert not (course / ".venv" / ".runtime-installed").exists()
+
+
+@pytest.mark.parametrize("version", ["3.11.0", "3.12.3", "3.13.7", "3.100.1", "4.0.0"])
+def test_make_uses_a_venv_made_by_a_supported_python(tmp_path, version):
+    course = _course(tmp_path)
+    _venv(course, version)
+    done, calls = _make(course, "book")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert any("pip install" in c and "-r requirements.txt" in c for c in calls), calls
+    assert any(c.startswith("jupyter-book build .") for c in calls), calls
+
+
+@pytest.mark.parametrize("python", ["fake-3.10", "no-such-python3"])
+def test_make_checks_python_before_creating_the_venv(tmp_path, python):
+    course = _course(tmp_path)
+    exe = _fake_python(tmp_path / "bin" / python, "3.10.14") if python.startswith("fake") else Path(python)
+    done, calls = _make(course, "book", f"PYTHON={exe}")
+    out = done.stdout + done.stderr
+    assert done.returncode != 0, out
+    assert "needs Python 3.11 or newer" in out and "make book PYTHON=python3.11" in out, out
+    assert not (course / ".venv").exists(), "a failed first run left a .venv behind"
+    assert calls == []
+
+
+def test_make_creates_the_venv_with_a_supported_python(tmp_path):
+    course = _course(tmp_path)
+    exe = _fake_python(tmp_path / "bin" / "fake-3.11", "3.11.7")
+    done, calls = _make(course, "venv", f"PYTHON={exe}")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (course / ".venv" / "bin" / "python").exists() and (course / ".venv" / ".runtime-installed").exists()
+    assert calls[0] == "python -m venv .venv", calls
+
+
+def test_make_accepts_this_python_and_agrees_with_binder_and_readme(tmp_path):
+    import sys
+
+    course = _course(tmp_path)
+    (course / ".venv" / "bin").mkdir(parents=True)
+    (course / ".venv" / "bin" / "python").symlink_to(sys.executable)
+    done, _ = _make(course, "venv-python")
+    assert (done.returncode == 0) == (sys.version_info >= (3, 11)), done.stdout + done.stderr
+    minimum = re.search(r"^MIN_PYTHON := (\S+)$", (ROOT / "Makefile").read_text(encoding="utf-8"), re.M)
+    assert minimum and minimum.group(1) == _binder_python(), "the Makefile and Binder need the same Python"
+    assert RECREATE in _readme_section("Installing")
