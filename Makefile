@@ -22,8 +22,26 @@ BOOK_FLAGS := --warningiserror --keep-going
 venv: $(RUNTIME)
 
 $(BIN)/python:
-	$(PYTHON) -m venv $(VENV)
+	@$(call require_python,$(PYTHON),Use a newer one: make book PYTHON=python3.11)
+	$(PYTHON) -m venv $(VENV) || { rm -rf $(VENV); exit 1; }
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+
+# Python 3.11 or newer (torch 2.13.0 and the pinned packages need it). $(PYTHON) is checked
+# before .venv is created (above), so a failed first run leaves no .venv behind; and an
+# existing .venv made by an older Python is refused before anything uses it (below).
+# $(call require_python,EXE,FIX): fail, printing FIX, unless `EXE --version` says 3.11+.
+MIN_PYTHON := 3.11
+define require_python
+v=$$($(1) --version 2>&1 | sed -n 's/^Python \([0-9][0-9]*\.[0-9][0-9]*\).*/\1/p' | head -n 1); m=$(MIN_PYTHON); \
+if [ -z "$$v" ] || [ $$(( $${v%%.*} * 1000 + $${v#*.} )) -lt $$(( $${m%%.*} * 1000 + $${m#*.} )) ]; then \
+  echo "$(1) is $${v:+Python }$${v:-not a working Python}; this course needs Python $(MIN_PYTHON) or newer." >&2; \
+  echo "$(2)" >&2; exit 1; fi
+endef
+
+.PHONY: venv-python
+$(RUNTIME): | venv-python
+venv-python: | $(BIN)/python
+	@$(call require_python,$(BIN)/python,Recreate $(VENV) with a newer Python: rm -rf $(VENV) && make book PYTHON=python3.11)
 
 # Reinstalls only when requirements.txt or pyproject.toml changes. The course's own packages
 # (autograder/, course/) are installed in editable mode: pages, notebooks, checks and tests
