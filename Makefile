@@ -2,6 +2,7 @@
 #   make book     create .venv if missing, install, execute and build the book (warnings are errors)
 #   make test     install the test tools and run the whole suite
 #   make release  regenerate exercises/ from solutions/ with nbgrader
+#   make workspace  your own copies of the exercises in work/ (git-ignored)
 #   make clean    remove builds and nbgrader's working state (keeps .venv)
 #   make serve    serve the built book on localhost with a local Jupyter kernel for live code
 #   make bench-book  clean build vs bare notebook execution vs cached rebuild, in seconds
@@ -17,7 +18,7 @@ CHROMEDRIVER := /usr/bin/chromedriver
 CJKFONT := /usr/share/fonts/truetype/wqy/wqy-microhei.ttc
 BOOK_FLAGS := --warningiserror --keep-going
 
-.PHONY: book test release clean gpu-check timings venv serve bench-book bench-grading vendor-thebe
+.PHONY: book test release workspace clean gpu-check timings venv serve bench-book bench-grading vendor-thebe
 
 venv: $(RUNTIME)
 
@@ -80,6 +81,10 @@ test: $(TESTTOOLS)
 
 release: $(RUNTIME)
 	$(BIN)/python -m autograder release
+
+# Your own copies of the exercises in work/ (git-ignored; never overwritten by a second run).
+workspace: $(RUNTIME)
+	$(BIN)/python -m tools.workspace
 
 # Executes every book page and solution notebook on CUDA; fails without a GPU.
 gpu-check: $(RUNTIME)
