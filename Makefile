@@ -3,6 +3,7 @@
 #   make test     install the test tools and run the whole suite
 #   make release  regenerate exercises/ from solutions/ with nbgrader
 #   make workspace  your own copies of the exercises in work/ (git-ignored)
+#   make course-edition DEST=dir  the student edition for a graded class (no solutions, no hidden tests)
 #   make clean    remove builds and nbgrader's working state (keeps .venv)
 #   make serve    serve the built book on localhost with a local Jupyter kernel for live code
 #   make bench-book  clean build vs bare notebook execution vs cached rebuild, in seconds
@@ -18,7 +19,7 @@ CHROMEDRIVER := /usr/bin/chromedriver
 CJKFONT := /usr/share/fonts/truetype/wqy/wqy-microhei.ttc
 BOOK_FLAGS := --warningiserror --keep-going
 
-.PHONY: book test release workspace clean gpu-check timings venv serve bench-book bench-grading vendor-thebe
+.PHONY: book test release workspace course-edition clean gpu-check timings venv serve bench-book bench-grading vendor-thebe
 
 venv: $(RUNTIME)
 
@@ -81,6 +82,13 @@ test: $(TESTTOOLS)
 
 release: $(RUNTIME)
 	$(BIN)/python -m autograder release
+
+# The course edition for a graded class: the book and the exercises without solutions, model
+# answers or hidden tests, as a repository of its own (README, "Two editions").
+#   make course-edition DEST=../self-attention-class [REPOSITORY_URL=https://github.com/you/class]
+course-edition: $(RUNTIME)
+	@test -n "$(DEST)" || { echo "usage: make course-edition DEST=<folder> [REPOSITORY_URL=<its repository>]" >&2; exit 2; }
+	$(BIN)/python -m tools.course_edition "$(DEST)" $(if $(REPOSITORY_URL),--repository-url "$(REPOSITORY_URL)")
 
 # Your own copies of the exercises in work/ (git-ignored; never overwritten by a second run).
 workspace: $(RUNTIME)

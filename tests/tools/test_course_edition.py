@@ -1,0 +1,156 @@
+"""``make course-edition``: the student-facing edition builds (warnings are errors, every
+page executed, on its own helpers), passes its own tests, and nothing an instructor
+grades with can be found in it: not in its sources, its notebooks, its built HTML, the
+pages' downloads or the search index."""
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autograder.pipeline.coursedir import assignments, nbgrader_meta, read, source_path
+from tests.support import ROOT
+from tools.course_edition import course_edition
+
+FIXED_SECRETS = ["BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "run_check(",
+                 "from course.checks import", "autograder.checking"]
+MIN_LINE = 30  # shorter lines ("return x", "import torch") say nothing about an answer
+
+
+def _lines(text: str) -> set[str]:
+    return {" ".join(line.split()) for line in text.splitlines() if len(line.strip()) >= MIN_LINE}
+
+
+def public_lines(root: Path) -> set[str]:
+    """Lines the open edition publishes on purpose: the chapter pages and the exercises.
+    (Whether a page gives a graded answer away is the page-code test's business.)"""
+    text = "\n".join(p.read_text(encoding="utf-8") for p in sorted((root / "book").glob("*.md")))
+    text += "\n".join(c.source for a in assignments(root) for c in read(root / "exercises" / a / f"{a}.ipynb").cells)
+    return _lines(text)
+
+
+def secret_lines(root: Path) -> dict[str, str]:
+    """Line -> where it comes from: reference answers (code between the solution markers),
+    written questions' model answers, hidden-test cells, and the checks' source."""
+    public = public_lines(root)
+    found: dict[str, str] = {}
+    for a in assignments(root):
+        for cell in read(source_path(a, root)).cells:
+            meta = nbgrader_meta(cell)
+            if cell.cell_type == "code" and meta.get("solution"):
+                for block in re.findall(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION", cell.source, re.S):
+                    found.update((line, f"{a}: answer {meta.get('grade_id')}") for line in _lines(block))
+            elif cell.cell_type == "markdown" and meta.get("solution"):
+                found.update((line, f"{a}: model answer {meta.get('grade_id')}") for line in _lines(cell.source))
+            elif "BEGIN HIDDEN TESTS" in cell.source:
+                hidden = cell.source.split("### BEGIN HIDDEN TESTS", 1)[1]
+                found.update((line, f"{a}: hidden tests {meta.get('grade_id')}") for line in _lines(hidden))
+    for path in sorted((root / "course" / "checks").glob("*.py")):
+        code = [line for line in path.read_text(encoding="utf-8").splitlines() if not line.lstrip().startswith(("#", "import ", "from "))]
+        found.update((line, f"course/checks/{path.name}") for line in _lines("\n".join(code)))
+    return {line: where for line, where in found.items() if line not in public}
+
+
+TEXT_SUFFIXES = {".html", ".md", ".ipynb", ".py", ".txt", ".js", ".json", ".yml", ".yaml", ".toml", ".cfg", ".bib", ".css", ""}
+
+
+def _views(path: Path) -> list[str]:
+    """The texts a reader or a search could see in a file: as stored; for HTML and
+    JavaScript with tags removed and entities decoded (highlighted code is split into
+    spans); for notebooks, every cell's source and text outputs joined back into lines."""
+    raw = path.read_bytes().decode("utf-8", "replace")
+    views = [raw]
+    if path.suffix in (".html", ".js"):
+        views.append(html.unescape(re.sub(r"<[^>]+>", "", raw)))
+    if path.suffix == ".ipynb":
+        try:
+            cells = json.loads(raw).get("cells", [])
+        except ValueError:
+            cells = []
+        for cell in cells:
+            src = cell.get("source", "")
+            views.append("".join(src) if isinstance(src, list) else str(src))
+            for out in cell.get("outputs", []):
+                for value in [out.get("text", "")] + list(out.get("data", {}).values()):
+                    views.append("".join(value) if isinstance(value, list) else str(value))
+    return views
+
+
+def scan(folder: Path, secrets: dict[str, str]) -> list[str]:
+    """Every text file under ``folder`` (sources, notebooks, HTML, downloads, search index;
+    not the libraries' assets under _build/html/_static): a fixed marker anywhere, or a
+    secret line as a line of any view of the file. Returns 'file: what leaked'."""
+    leaks = []
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        rel = path.relative_to(folder)
+        if ".venv" in rel.parts or rel.parts[:3] == ("_build", "html", "_static") or path.suffix not in TEXT_SUFFIXES:
+            continue
+        views = _views(path)
+        leaks += [f"{rel}: {s!r}" for s in FIXED_SECRETS if any(s in v for v in views)]
+        lines = set().union(*(_lines(v) for v in views))
+        leaks += [f"{rel}: a line of {secrets[line]}: {line[:60]!r}" for line in sorted(lines & secrets.keys())]
+    return leaks
+
+
+@pytest.fixture(scope="module")
+def edition(tmp_path_factory) -> Path:
+    dest = course_edition(tmp_path_factory.mktemp("edition") / "class", ROOT, repository_url="https://github.com/example-class/self-attention-edition")
+    env = dict(os.environ, PYTHONPATH=str(dest))  # the pages import the edition's own helpers
+    env.pop("MPLBACKEND", None)
+    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    done = subprocess.run([str(Path(sys.executable).parent / "jupyter-book"), "build", str(dest), "--warningiserror", "--keep-going"],
+                          cwd=dest, env=env, capture_output=True, text=True, timeout=3600)
+    assert done.returncode == 0, f"the course edition's book failed to build:\n{done.stdout[-5000:]}\n{done.stderr[-3000:]}"
+    return dest
+
+
+def test_the_edition_has_what_students_need_and_not_the_rest(edition):
+    for name in ["book/01-text-representations.md", "exercises/09-capstone/09-capstone.ipynb", "course/pages.py",
+                 "course/tagging_data.py", "README.md", "Makefile", "pyproject.toml", "LICENSE", "tests/test_edition.py"]:
+        assert (edition / name).is_file(), f"the course edition lacks {name}"
+    for name in ["solutions", "course/checks", "course/authoring.py", "autograder", "tools", "nbgrader_config.py"]:
+        assert not (edition / name).exists(), f"the course edition ships {name}"
+    html = edition / "_build" / "html"
+    assert (html / "book" / "09-capstone.html").is_file() and (html / "exercises" / "03-softmax" / "03-softmax.html").is_file()
+    assert not (html / "solutions").exists(), "solution pages were built"
+    assert "https://github.com/example-class/self-attention-edition" in (html / "book" / "01-text-representations.html").read_text(encoding="utf-8")
+    intro = (edition / "book" / "intro.md").read_text(encoding="utf-8")
+    assert "open-edition" not in intro and "reference solutions" not in intro and "hidden\ntests; this edition" in intro
+
+
+def test_the_edition_passes_its_own_tests(edition):
+    env = dict(os.environ, PYTHONPATH=str(edition))
+    done = subprocess.run([sys.executable, "-m", "pytest", "tests", "-q", "-p", "no:cacheprovider"], cwd=edition, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0 and " passed" in done.stdout, done.stdout[-3000:] + done.stderr[-2000:]
+
+
+def test_nothing_an_instructor_grades_with_leaks(edition):
+    secrets = secret_lines(ROOT)
+    assert len(secrets) > 200, "too few secret lines: the scan would prove nothing"
+    kinds = {where.split(": ", 1)[-1].split(" ", 1)[0] for where in secrets.values()}
+    assert {"answer", "model", "hidden"} <= kinds and any(w.startswith("course/checks/") for w in secrets.values()), kinds
+    assert (edition / "_build" / "html" / "searchindex.js").is_file() and list((edition / "_build" / "html" / "_sources").rglob("*.ipynb"))
+    leaks = scan(edition, secrets)
+    assert not leaks, "the course edition leaks:\n" + "\n".join(leaks[:40])
+
+
+def test_the_scan_finds_a_planted_leak(edition, tmp_path):
+    """The scan can fail: one model-answer line in a page's HTML, one check line in a
+    notebook's JSON, and a hidden-test marker are each reported."""
+    secrets = secret_lines(ROOT)
+    model = next(line for line, where in secrets.items() if "model answer" in where)
+    check = next(line for line, where in secrets.items() if where.startswith("course/checks/"))
+    (tmp_path / "page.html").write_text(f"<p>{model}</p>", encoding="utf-8")
+    (tmp_path / "nb.ipynb").write_text(json.dumps({"cells": [{"source": [check[:20], check[20:]]}]}), encoding="utf-8")
+    (tmp_path / "x.md").write_text("### BEGIN HIDDEN TESTS\n", encoding="utf-8")
+    leaks = scan(tmp_path, secrets)
+    assert any(l.startswith("page.html: a line of") for l in leaks), leaks
+    assert any(l.startswith("nb.ipynb: a line of course/checks/") for l in leaks), leaks
+    assert any(l.startswith("x.md: 'BEGIN HIDDEN TESTS'") for l in leaks), leaks
