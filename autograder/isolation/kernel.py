@@ -43,6 +43,7 @@ from .limits import GiB, Limits
 from .seccomp import seccomp_program
 
 HERE = Path(__file__).resolve().parent
+INTERRUPT_WALL_FACTOR = 6  # wall-clock cap on the interrupt grace, as a multiple of its CPU time
 
 class KernelError(Exception):
     """The kernel cannot answer any more; ``reason`` says why (for the report)."""
@@ -374,14 +375,48 @@ class Kernel:
             if not interruptible:
                 raise self._die(f"the kernel did not answer within {timeout:g} s", "timeout")
             self._interrupt()
-            reply = self._read_reply(time.monotonic() + self.limits.interrupt_grace)
+            reply = self._await_interrupted()
             if reply is None:
-                self._die(f"did not stop within {self.limits.interrupt_grace:g} s of an interrupt; the kernel was killed", "timeout")
+                self._die(f"did not stop within {self.limits.interrupt_grace:g} s of CPU time after an interrupt; the kernel was killed", "timeout")
                 raise KernelTimeout(f"timed out after {timeout:g} s and ignored the interrupt; the kernel was stopped", alive=False)
             raise KernelTimeout(f"timed out after {timeout:g} s (interrupted)", alive=True)
         if reply.get("id") != self._next_id:
             raise self._die("the kernel sent a reply out of turn (protocol broken)", "protocol")
         return reply
+
+    def _await_interrupted(self) -> dict | None:
+        """The reply to an interrupted request, or None when the kernel ignores the interrupt.
+
+        The grace is CPU time, not wall-clock time: a kernel that keeps computing after the
+        interrupt has used ``interrupt_grace`` seconds of CPU is ignoring it, whereas one that
+        merely waits for a busy machine to schedule it is not. (A wall-clock grace made the
+        same notebook lose its later cells on a loaded machine and keep them on an idle one.)
+        A kernel that neither answers nor computes (asleep, ignoring the signal) is stopped
+        after ``INTERRUPT_WALL_FACTOR`` times the grace in wall-clock time."""
+        start_cpu = self._cpu_seconds()
+        wall_deadline = time.monotonic() + self.limits.interrupt_grace * INTERRUPT_WALL_FACTOR
+        while True:
+            now = time.monotonic()
+            reply = self._read_reply(min(now + 0.25, wall_deadline))
+            if reply is not None:
+                return reply
+            if time.monotonic() >= wall_deadline or self._cpu_seconds() - start_cpu >= self.limits.interrupt_grace:
+                return None
+
+    def _cpu_seconds(self) -> float:
+        """CPU seconds (user + system) used by the kernel's live processes."""
+        pids = self.cgroup.pids() if self.cgroup is not None else set(self._namespace_pids())
+        if not pids and self.proc is not None and getattr(self.proc, "pid", None):
+            pids = {self.proc.pid}
+        ticks = 0
+        for pid in pids:
+            try:
+                with open(f"/proc/{pid}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+                ticks += int(fields[11]) + int(fields[12])  # utime, stime
+            except (OSError, IndexError, ValueError):
+                pass
+        return ticks / os.sysconf("SC_CLK_TCK")
 
     def _write_all(self, data: bytes, deadline: float) -> None:
         view = memoryview(data)

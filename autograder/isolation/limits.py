@@ -17,7 +17,7 @@ class Limits:
     cell_timeout: float = 120.0  # seconds of wall clock per cell, hidden checks included
     notebook_timeout: float = 1800.0  # seconds of wall clock for the whole notebook
     startup_timeout: float = 120.0
-    interrupt_grace: float = 5.0  # seconds an interrupted kernel gets to answer before it is killed
+    interrupt_grace: float = 5.0  # CPU seconds an interrupted kernel may go on computing before it is killed
     scratch: int = 512 * MiB  # size of the private working copy (tmpfs)
     tmp: int = 256 * MiB  # /tmp and /dev/shm
     max_file: int = 256 * MiB  # largest file the kernel may write

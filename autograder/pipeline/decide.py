@@ -619,3 +619,47 @@ def run_remote_check(name: str, session: Session, seed: int | None = None) -> No
             session.release()
         except KernelError:
             pass
+
+
+_IMPORTERS = {"importlib": "importlib", "import_module": "importlib.import_module", "__import__": "__import__"}
+
+
+def importable_modules(cells: list[str], modules: dict[str, str]) -> dict[str, str]:
+    """The submission's own modules that the notebook can reach: those its cells import,
+    then those these import, and so on. Other files next to the notebook are not the
+    notebook's code and are not judged. An import whose name is built at run time
+    (``importlib.import_module(name)``, ``__import__(name)``) could reach any of them: then
+    all are kept."""
+    packages = {m for m in modules if any(o.startswith(m + ".") for o in modules)}
+    reached: set[str] = set()
+    queue = [(_python_source(c), "") for c in cells]
+    while queue:
+        src, package = queue.pop()
+        try:
+            tree = ast.parse(src)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        for node in ast.walk(tree):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = package.split(".") if package else []
+                    parts = parts[: len(parts) - (node.level - 1)] if node.level > 1 else parts
+                    base = ".".join(parts + ([node.module] if node.module else []))
+                names = [base] + [f"{base}.{a.name}" if base else a.name for a in node.names]
+            elif isinstance(node, ast.Call) and _dotted(node.func, _IMPORTERS) in ("importlib.import_module", "__import__"):
+                first = node.args[0] if node.args else None
+                if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
+                    return dict(modules)
+                names = [first.value]
+            for name in names:
+                parts = name.split(".")
+                for i in range(1, len(parts) + 1):
+                    prefix = ".".join(parts[:i])
+                    if prefix in modules and prefix not in reached:
+                        reached.add(prefix)
+                        queue.append((modules[prefix], prefix if prefix in packages else prefix.rpartition(".")[0]))
+    return {name: text for name, text in modules.items() if name in reached}

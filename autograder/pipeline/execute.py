@@ -30,7 +30,7 @@ import nbformat
 from ..checking import CheckFailure, get_check
 from ..isolation import KernelError, KernelTimeout, Limits, make_kernel
 from .coursedir import nbgrader_meta
-from .decide import Session, StudentSource, run_remote_check
+from .decide import Session, StudentSource, importable_modules, run_remote_check
 
 _HIDDEN = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS[^\n]*\n(.*?)^[ \t]*### END HIDDEN TESTS[^\n]*(\n|$)", re.S | re.M)
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
@@ -141,10 +141,11 @@ class NotebookRunner:
                 plan.append((cell, visible, names))
             else:
                 plan.append((cell, cell.source, None))
+        student_cells = [c.source for c in nb.cells if c.cell_type == "code" and not is_protected(c)]
         source = StudentSource(
-            cells=[c.source for c in nb.cells if c.cell_type == "code" and not is_protected(c)],
+            cells=student_cells,
             instructor_cells=[c.source for c in nb.cells if c.cell_type == "code" and is_protected(c)],
-            modules=extra_modules or {},
+            modules=importable_modules(student_cells, extra_modules or {}),  # only what the notebook can import
         )
         budget = _Budget(self.caps)
         kernel = make_kernel(submission_dir, self.limits, unsafe=self.unsafe, device=self.device, forbidden=sorted(forbidden), label=label, warm=self.warm)

@@ -185,6 +185,22 @@ def test_interrupt_then_kill(kernel_class, tmp_path):
             k.request({"op": "run", "code": "x = 2"}, 5)
 
 
+def test_interrupt_grace_counts_cpu_time_not_wall_time(kernel_class):
+    """A kernel that is slow to answer an interrupt without computing (as a kernel starved
+    on a busy machine is) keeps running: the grace is CPU time, so whether later cells are
+    graded does not depend on the machine's load."""
+    with kernel_class(None, Limits(cell_timeout=5, interrupt_grace=1)) as k:
+        code = ("import signal, time\n"
+                "def slow(*args):\n    time.sleep(3)\n    raise KeyboardInterrupt\n"
+                "signal.signal(signal.SIGINT, slow)\ntime.sleep(1000)")
+        start = time.monotonic()
+        with pytest.raises(KernelTimeout) as info:
+            k.request({"op": "run", "code": code}, 2)
+        assert info.value.alive, "a kernel that answered after 3 s of wall-clock time (1 s of grace) was killed"
+        assert time.monotonic() - start >= 4.5
+        assert k.request({"op": "run", "code": "x = 1"}, 10)["status"] == "ok"
+
+
 def test_memory_cap_default_and_enforced(kernel_class):
     assert Limits().memory == 4 * GiB, "the default cap is 4 GiB per submission"
     with kernel_class(None, Limits(memory=768 * MiB, cell_timeout=60)) as k:

@@ -70,3 +70,19 @@ def test_release_regenerates_every_assignment(tmp_path):
         made = course / "exercises" / path.parent.name / path.name
         assert made.is_file(), f"release did not produce {made}"
         assert [c.source for c in nbformat.read(str(made), 4).cells] == [c.source for c in nbformat.read(str(path), 4).cells]
+
+
+def test_check_judges_the_notebook_not_unrelated_files_next_to_it(tmp_path):
+    """An unrelated helper that calls exec() next to the notebook is not the notebook's code
+    (full marks); once the notebook imports it, it is, and the message names the file."""
+    nb = perfect_submission(ASSIGNMENT, ROOT)
+    path = tmp_path / "work" / f"{ASSIGNMENT}.ipynb"
+    path.parent.mkdir()
+    nbformat.write(nb, str(path))
+    (path.parent / "scratch_helper.py").write_text("exec('x = 1')\n")
+    done = _check(path)
+    assert done.returncode == 0 and "12/12" in done.stdout, done.stdout + done.stderr
+    nb.cells.insert(1, nbformat.v4.new_code_cell("import scratch_helper"))
+    nbformat.write(nb, str(path))
+    done = _check(path)
+    assert done.returncode != 0 and "scratch_helper.py" in done.stdout, done.stdout + done.stderr
