@@ -7,8 +7,8 @@ UTF-8 JSON. Values are plain data only, never pickles:
 
 * ``None``, ``bool``, ``int``, ``float``, ``str`` and ``list`` are JSON values;
 * everything else is a tagged object ``{"$": tag, ...}``: tuples, dicts and
-  OrderedDicts (as key/value pairs, so keys keep their types), tensors (dtype, shape, device
-  and raw bytes), NumPy arrays and scalars, ``torch.Size``/``dtype``/``device``,
+  OrderedDicts (as key/value pairs, so keys keep their types), tensors (dtype, shape, strides,
+  device and the raw bytes they span, so layout travels as the sender made it), NumPy arrays and scalars, ``torch.Size``/``dtype``/``device``,
   sets, bytes, complex numbers;
 * any other object stays in the kernel and crosses the wire as an opaque
   handle ``{"$": "obj", "h": id, "type": "module.QualName"}``.
@@ -114,17 +114,36 @@ def _unb64(text) -> bytes:
         raise WireError(f"bad binary data: {exc}") from None
 
 
+def _span(shape, stride) -> int:
+    """Elements of memory a strided view reaches, from its first element to its last."""
+    if any(d == 0 for d in shape):
+        return 0
+    return 1 + sum((d - 1) * s for d, s in zip(shape, stride))
+
+
 def tensor_payload(torch, tensor) -> dict:
-    """Raw description of a strided tensor: dtype, shape, device, bytes."""
+    """Raw description of a strided tensor: dtype, shape, strides, device, bytes.
+
+    The bytes are the memory the view spans, so the other side rebuilds the same layout
+    (a transposed or sliced input stays non-contiguous, an expanded one keeps its zero
+    strides): a check that sends a non-contiguous tensor must reach the student's code
+    as one, as it does under plain nbgrader. A view that spans far more memory than it
+    shows (a sparse slice of a large tensor) is compacted first, keeping its dimension order.
+    """
     t = tensor.detach()
     cpu = t.to("cpu")
     if cpu.is_complex():
         cpu = cpu.resolve_conj()
-    cpu = cpu.resolve_neg().contiguous()
-    raw = cpu.reshape(-1).view(torch.uint8).numpy().tobytes() if cpu.numel() else b""
+    cpu = cpu.resolve_neg()
+    if _span(cpu.shape, cpu.stride()) > 2 * cpu.numel() + 64:
+        cpu = cpu.clone()  # preserve_format: dense, in the same dimension order where it can be
+    span = _span(cpu.shape, cpu.stride())
+    flat = cpu.as_strided((span,), (1,), cpu.storage_offset())
+    raw = flat.view(torch.uint8).numpy().tobytes() if span else b""
     return {
         "dtype": str(t.dtype).replace("torch.", ""),
         "shape": list(t.shape),
+        "stride": list(cpu.stride()),
         "device": t.device.type,
         "rg": bool(tensor.requires_grad),
         "data": _b64(raw),
@@ -277,32 +296,46 @@ def _float(v) -> float:
         raise WireError(f"bad float {v!r}") from None
 
 
+MAX_EXTENT = 1 << 62  # a dimension or stride beyond this is no honest tensor's
+
+
+def _dims(obj: dict, key: str, default=None) -> list[int]:
+    """A shape or stride list: at most 32 non-negative integers below MAX_EXTENT."""
+    value = obj.get(key, default)
+    if type(value) is not list or len(value) > 32:
+        raise WireError(f"bad {key}")
+    dims = [_int(d, f"{key} entry") for d in value]
+    if any(not 0 <= d < MAX_EXTENT for d in dims):
+        raise WireError(f"{key} entry out of range")
+    return dims
+
+
 def decode_tensor(obj: dict, torch, device_ok=None):
-    """A fresh tensor built by this process from a tensor payload."""
+    """A fresh tensor built by this process from a tensor payload, with the sender's
+    strides (contiguous when the payload names none)."""
     name = obj.get("dtype")
     if name not in DTYPES or not hasattr(torch, name):
         raise WireError(f"unsupported dtype {name!r}")
     dtype = getattr(torch, name)
-    shape = obj.get("shape")
-    if type(shape) is not list or len(shape) > 32:
-        raise WireError("bad shape")
-    dims = [_int(d, "shape entry") for d in shape]
-    if any(d < 0 for d in dims):
-        raise WireError("negative dimension")
-    numel = math.prod(dims)
+    dims = _dims(obj, "shape")
+    if "stride" in obj:
+        strides = _dims(obj, "stride")
+        if len(strides) != len(dims):
+            raise WireError("stride and shape differ in length")
+    else:
+        strides = [math.prod(dims[i + 1 :]) for i in range(len(dims))]
+    span = _span(dims, strides)
     itemsize = torch.empty((), dtype=dtype).element_size()
     raw = _unb64(obj.get("data"))
-    if len(raw) != numel * itemsize:
-        raise WireError(f"tensor data has {len(raw)} bytes, shape {dims} {name} needs {numel * itemsize}")
-    if numel == 0:
-        tensor = torch.empty(dims, dtype=dtype)
-    else:
-        tensor = torch.frombuffer(bytearray(raw), dtype=torch.uint8).view(dtype).reshape(dims).clone()
+    if len(raw) != span * itemsize:  # checked before any allocation the sender sized
+        raise WireError(f"tensor data has {len(raw)} bytes, shape {dims} stride {strides} {name} needs {span * itemsize}")
+    flat = torch.frombuffer(bytearray(raw), dtype=torch.uint8).view(dtype).clone() if span else torch.empty(0, dtype=dtype)
     device = obj.get("device", "cpu")
     if device != "cpu":
         if device_ok is None or not device_ok(device):
             raise WireError(f"tensor on device {device!r}, which this process does not have")
-        tensor = tensor.to(device)
+        flat = flat.to(device)
+    tensor = torch.empty(0, dtype=dtype, device=flat.device).set_(flat.untyped_storage(), 0, dims, strides)
     if obj.get("rg") is True and (tensor.is_floating_point() or tensor.is_complex()):
         tensor.requires_grad_(True)
     if obj.get("param") is True:
