@@ -13,8 +13,18 @@ UTF-8 JSON. Values are plain data only, never pickles:
 * any other object stays in the kernel and crosses the wire as an opaque
   handle ``{"$": "obj", "h": id, "type": "module.QualName"}``.
 
-The grader decodes what a kernel sends with :func:`decode` and strict limits:
-a lying or broken kernel can only produce wrong data or a :class:`WireError`,
+The grader reads what a kernel sends with a budget of work, not only of bytes
+(a lying kernel must not be able to make the grader slow or large):
+
+* :func:`reply_id_matches` checks a reply's id in its first bytes (the kernel writes
+  it first), so a frame out of turn is refused unparsed;
+* :func:`scan_frame` counts the JSON values and the nesting depth of a frame in one
+  linear pass over its bytes, before ``json.loads`` builds anything;
+* :func:`decode` never hashes a value whose hash the student can choose (sets and
+  dict keys other than strings and small integers come back as :class:`Unhashed`,
+  a list in canonical order), and stops at a deadline.
+
+A lying or broken kernel can only produce wrong data or a :class:`WireError`,
 never run code in the grader.
 """
 from __future__ import annotations
@@ -24,7 +34,10 @@ import collections
 import json
 import math
 import os
+import re
 import struct
+import time
+from itertools import accumulate
 
 HEADER = struct.Struct(">Q")
 MAX_DEPTH = 64
@@ -72,20 +85,19 @@ class FrameReader:
     def feed(self, chunk: bytes) -> None:
         self.buffer += chunk
 
-    def pop(self) -> dict | None:
-        """The next complete frame, if the buffer holds one."""
+    def pop_payload(self) -> bytes | None:
+        """The next complete frame's bytes, unparsed, if the buffer holds one."""
         if self._need() is not None:
             return None
         (size,) = HEADER.unpack_from(self.buffer)
         payload = bytes(self.buffer[HEADER.size : HEADER.size + size])
         del self.buffer[: HEADER.size + size]
-        try:
-            message = json.loads(payload.decode("utf-8"))
-        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
-            raise WireError(f"frame is not JSON: {exc}") from None
-        if not isinstance(message, dict):
-            raise WireError("frame is not a JSON object")
-        return message
+        return payload
+
+    def pop(self) -> dict | None:
+        """The next complete frame, parsed (for frames from a trusted side: the grader's requests)."""
+        payload = self.pop_payload()
+        return None if payload is None else parse_frame(payload)
 
     def read(self) -> dict | None:
         """Block until a whole frame is there (kernel side)."""
@@ -98,6 +110,47 @@ class FrameReader:
             if not chunk:
                 return None
             self.feed(chunk)
+
+
+def parse_frame(payload: bytes) -> dict:
+    try:
+        message = json.loads(payload.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError, RecursionError, MemoryError) as exc:
+        raise WireError(f"frame is not JSON: {str(exc)[:200]}") from None
+    if not isinstance(message, dict):
+        raise WireError("frame is not a JSON object")
+    return message
+
+
+def reply_id_matches(payload: bytes, expected: int) -> bool:
+    """Whether a reply frame starts with ``{"id":expected`` (the kernel writes the id first):
+    a frame out of turn is refused without being parsed, however large."""
+    head = b'{"id":%d' % expected
+    return payload.startswith(head) and payload[len(head) : len(head) + 1] in (b",", b"}")
+
+
+_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_STRUCTURE = bytes(b for b in range(256) if b not in b"[]{},:")
+_NESTING = tuple(1 if b in b"[{" else -1 if b in b"]}" else 0 for b in range(256))
+
+
+def scan_frame(payload: bytes, max_objects: int, max_depth: int) -> int:
+    """Refuse a JSON frame that holds more than ``max_objects`` values or nests deeper than
+    ``max_depth``, in time linear in its length and before anything is parsed; return
+    (an upper bound on) the number of values it holds.
+
+    Strings are skipped by one regular expression (a string's brackets and commas are not
+    structure); what is left is only brackets, commas and colons, and each value other than
+    the first adds one of them. Each step runs in C over bytes: a 200 MB frame of one
+    base64 string takes under a second, millions of empty dicts a fraction of that.
+    """
+    structure = _JSON_STRING.sub(b'""', payload).translate(None, _NOT_STRUCTURE)
+    if len(structure) + 1 > max_objects:
+        raise WireError(f"frame holds more than {max_objects} values")
+    depth = max(accumulate(map(_NESTING.__getitem__, structure.translate(None, b",:"))), default=0)
+    if depth > max_depth:
+        raise WireError(f"frame nests {depth} levels deep, over the limit of {max_depth}")
+    return len(structure) + 1
 
 
 # --------------------------------------------------------------------------- values
@@ -343,19 +396,68 @@ def decode_tensor(obj: dict, torch, device_ok=None):
     return tensor
 
 
-def decode(value, *, torch=None, numpy=None, resolve=None, on_tensor=None, device_ok=None, depth: int = 0):
+class Unhashed:
+    """A set or dict from a kernel whose members' hashes the student could choose.
+
+    Strings and bytes hash with this process's random key, and integers below 2**61 hash
+    to themselves, so a student cannot make many of them share a hash; anything else (large
+    integers, floats, tuples...) can be made to collide, and a set of colliding values costs
+    quadratic time to build, holding the GIL. So the grader never builds one: it keeps the
+    members as a list, in the order the kernel sent them. ``kind`` is the container it stands
+    for ("set", "frozenset", "dict", "odict"); ``items`` its members, or (key, value) pairs.
+    """
+
+    __slots__ = ("kind", "items")
+
+    def __init__(self, kind: str, items: list):
+        self.kind, self.items = kind, items
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __repr__(self) -> str:
+        return f"<a {self.kind} of {len(self.items)} members the grader did not hash>"
+
+
+HASH_SAFE_INT = (1 << 61) - 2  # |n| up to this: hash(n) == n (bar -1), distinct for distinct n
+
+
+def hash_safe(value) -> bool:
+    """Whether a student cannot choose many values of this kind with one hash."""
+    t = type(value)
+    if t is str or t is bytes or t is bool or value is None:
+        return True
+    return t is int and -HASH_SAFE_INT <= value <= HASH_SAFE_INT
+
+
+def _unhashable(value) -> bool:
+    """Decoded data that no set or dict could hold (found without hashing it)."""
+    t = type(value)
+    if t is tuple:
+        return any(_unhashable(v) for v in value)
+    return t in (list, dict, set, collections.OrderedDict, Unhashed)
+
+
+def decode(value, *, torch=None, numpy=None, resolve=None, on_tensor=None, device_ok=None, hashing: bool = False,
+           deadline: float | None = None, depth: int = 0):
     """Rebuild a value from its wire form.
 
     ``resolve(tag_dict)`` turns ``obj``/``ref`` tags into objects (a handle proxy
     on the grader side, the real object on the kernel side); ``on_tensor(tensor,
     tag_dict)`` sees every rebuilt tensor (the grader records where it came from).
+    ``hashing=True`` rebuilds every set and dict as such (the kernel side, where the values
+    are the grader's); by default members a student could make collide come back as
+    :class:`Unhashed`. Past ``deadline`` (``time.monotonic()``) decoding stops with a WireError.
     """
     if depth > MAX_DEPTH:
         raise WireError("value nested too deeply")
-    kw = dict(torch=torch, numpy=numpy, resolve=resolve, on_tensor=on_tensor, device_ok=device_ok, depth=depth + 1)
+    kw = dict(torch=torch, numpy=numpy, resolve=resolve, on_tensor=on_tensor, device_ok=device_ok, hashing=hashing,
+              deadline=deadline, depth=depth + 1)
     t = type(value)
     if value is None or t in (bool, int, float, str):
         return value
+    if deadline is not None and time.monotonic() > deadline:
+        raise WireError("decoding the reply took longer than its deadline")
     if t is list:
         return [decode(v, **kw) for v in value]
     if t is not dict:
@@ -366,19 +468,26 @@ def decode(value, *, torch=None, numpy=None, resolve=None, on_tensor=None, devic
     if tag == "tuple":
         return tuple(decode(v, **kw) for v in _items(value))
     if tag in ("dict", "odict"):
-        out = {} if tag == "dict" else collections.OrderedDict()
+        pairs = []
         for pair in _items(value):
             if type(pair) is not list or len(pair) != 2:
                 raise WireError("bad dict item")
-            key = decode(pair[0], **kw)
-            try:
-                out[key] = decode(pair[1], **kw)
-            except TypeError:
-                raise WireError("unhashable dict key") from None
-        return out
-    if tag in ("set", "frozenset"):
+            pairs.append((decode(pair[0], **kw), decode(pair[1], **kw)))
+        if any(_unhashable(k) for k, _ in pairs):
+            raise WireError("unhashable dict key")
+        if not hashing and not all(hash_safe(k) for k, _ in pairs):
+            return Unhashed(tag, pairs)
         try:
-            items = [decode(v, **kw) for v in _items(value)]
+            return dict(pairs) if tag == "dict" else collections.OrderedDict(pairs)
+        except TypeError:
+            raise WireError("unhashable dict key") from None
+    if tag in ("set", "frozenset"):
+        items = [decode(v, **kw) for v in _items(value)]
+        if any(_unhashable(v) for v in items):
+            raise WireError("unhashable set item")
+        if not hashing and not all(hash_safe(v) for v in items):
+            return Unhashed(tag, items)
+        try:
             return set(items) if tag == "set" else frozenset(items)
         except TypeError:
             raise WireError("unhashable set item") from None

@@ -418,7 +418,8 @@ class RemoteContext(Context):
             if type(tag.get("h")) is int:
                 self._origins[id(tensor)] = (weakref.ref(tensor), tag["h"])
 
-        return wire.decode(value, torch=torch, numpy=numpy, resolve=resolve, on_tensor=on_tensor, device_ok=_device_ok)
+        deadline = time.monotonic() + self.session.kernel.limits.reply_decode_seconds
+        return wire.decode(value, torch=torch, numpy=numpy, resolve=resolve, on_tensor=on_tensor, device_ok=_device_ok, deadline=deadline)
 
     def _value(self, reply: dict, label: str, args) -> object:
         try:
