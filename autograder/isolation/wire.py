@@ -3,7 +3,8 @@
 Both sides import this file: the grader as ``autograder.isolation.wire``, the kernel
 runner as a plain module copied into the sandbox (so it must only import the
 standard library at module level). Frames are an 8-byte length followed by
-UTF-8 JSON. Values are plain data only, never pickles:
+UTF-8 JSON; a reply's first key is the id of its request. Values are plain data
+only, never pickles:
 
 * ``None``, ``bool``, ``int``, ``float``, ``str`` and ``list`` are JSON values;
 * everything else is a tagged object ``{"$": tag, ...}``: tuples, dicts and

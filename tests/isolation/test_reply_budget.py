@@ -6,37 +6,22 @@ Budgets are generous (seconds, tens of MB) so that a loaded 2-core CI machine pa
 attacks they stand for cost minutes and gigabytes without the limits."""
 from __future__ import annotations
 
+import collections
 import json
 import time
-import tracemalloc
-from contextlib import contextmanager
 
 import pytest
 import torch
 
 from autograder.isolation import Kernel, KernelError, Limits, sandbox_problem, wire
+from tests.support.cost import assert_within_budget, grader_cost
 
 CPU_BUDGET_S = 2.0
 MEMORY_BUDGET_MB = 64
 
 
-@contextmanager
-def grader_cost():
-    """Measures this process's CPU seconds and peak traced memory (MB) inside the block."""
-    cost = {}
-    tracemalloc.start()
-    start = time.process_time()
-    try:
-        yield cost
-    finally:
-        cost["cpu"] = time.process_time() - start
-        cost["mb"] = tracemalloc.get_traced_memory()[1] / 2**20
-        tracemalloc.stop()
-
-
 def _within_budget(cost, what):
-    assert cost["cpu"] < CPU_BUDGET_S, f"{what}: the grader spent {cost['cpu']:.2f} s of CPU (budget {CPU_BUDGET_S} s)"
-    assert cost["mb"] < MEMORY_BUDGET_MB, f"{what}: the grader peaked at {cost['mb']:.0f} MB (budget {MEMORY_BUDGET_MB} MB)"
+    assert_within_budget(cost, what, CPU_BUDGET_S, MEMORY_BUDGET_MB)
 
 
 def _frame_of_empty_dicts(n: int, reply_id: int = 1) -> bytes:
@@ -74,17 +59,11 @@ def test_honest_replies_pass_the_default_limits():
         nested = {"k": (nested,)}  # a dict holding a tuple: the deepest JSON per wire level
     value = {
         "vocab": {f"w{i}": i for i in range(20_000)},
-        "weights": collections_odict({f"layer{i}.weight": torch.randn(16, 16).t() for i in range(8)}),
+        "weights": collections.OrderedDict((f"layer{i}.weight", torch.randn(16, 16).t()) for i in range(8)),
         "nested": nested,
     }
     frame = json.dumps({"id": 1, "status": "ok", "value": wire.encode(value, torch=torch)}).encode()
     assert wire.scan_frame(frame, limits.reply_values, limits.reply_depth) < limits.reply_values
-
-
-def collections_odict(d):
-    import collections
-
-    return collections.OrderedDict(d)
 
 
 def test_a_reply_out_of_turn_is_refused_unparsed():

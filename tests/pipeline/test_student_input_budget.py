@@ -7,9 +7,6 @@ CI machine (the attacks they stand for cost minutes and gigabytes without the li
 from __future__ import annotations
 
 import json
-import time
-import tracemalloc
-from contextlib import contextmanager
 from types import SimpleNamespace
 
 import nbformat
@@ -20,6 +17,7 @@ from autograder.pipeline.coursedir import nbgrader_meta, read, release_path, sou
 from autograder.pipeline.decide import StudentSource, run_remote_check
 from autograder.pipeline.sanitize import MAX_NOTEBOOK_VALUES, InvalidNotebook, load_submission, restore_instructor_cells
 from tests.support import ROOT
+from tests.support.cost import assert_within_budget, grader_cost
 from tests.support.studentwork import perfect_submission
 
 A = "01-text-representations"
@@ -27,23 +25,8 @@ CPU_BUDGET_S = 2.0
 MEMORY_BUDGET_MB = 128
 
 
-@contextmanager
-def grader_cost():
-    """This process's CPU seconds and peak traced memory (MB) inside the block."""
-    cost = {}
-    tracemalloc.start()
-    start = time.process_time()
-    try:
-        yield cost
-    finally:
-        cost["cpu"] = time.process_time() - start
-        cost["mb"] = tracemalloc.get_traced_memory()[1] / 2**20
-        tracemalloc.stop()
-
-
 def _within_budget(cost, what):
-    assert cost["cpu"] < CPU_BUDGET_S, f"{what}: the grader spent {cost['cpu']:.2f} s of CPU (budget {CPU_BUDGET_S} s)"
-    assert cost["mb"] < MEMORY_BUDGET_MB, f"{what}: the grader peaked at {cost['mb']:.0f} MB (budget {MEMORY_BUDGET_MB} MB)"
+    assert_within_budget(cost, what, CPU_BUDGET_S, MEMORY_BUDGET_MB)
 
 
 def _with_added_cell(tmp_path, metadata_json: bytes, source: str = "my notes") -> "Path":
