@@ -8,9 +8,9 @@ only, never pickles:
 
 * ``None``, ``bool``, ``int``, ``float``, ``str`` and ``list`` are JSON values;
 * everything else is a tagged object ``{"$": tag, ...}``: tuples, dicts and
-  OrderedDicts (as key/value pairs, so keys keep their types), tensors (dtype, shape, strides,
-  device and the raw bytes they span, so layout travels as the sender made it), NumPy arrays and scalars, ``torch.Size``/``dtype``/``device``,
-  sets, bytes, complex numbers;
+  OrderedDicts (as key/value pairs, so keys keep their types), tensors (dtype, shape,
+  strides, device and the raw bytes they span, so layout travels as the sender made it),
+  NumPy arrays and scalars, ``torch.Size``/``dtype``/``device``, sets, bytes, complex numbers;
 * any other object stays in the kernel and crosses the wire as an opaque
   handle ``{"$": "obj", "h": id, "type": "module.QualName"}``.
 
@@ -23,7 +23,7 @@ The grader reads what a kernel sends with a budget of work, not only of bytes
   linear pass over its bytes, before ``json.loads`` builds anything;
 * :func:`decode` never hashes a value whose hash the student can choose (sets and
   dict keys other than strings and small integers come back as :class:`Unhashed`,
-  a list in canonical order), and stops at a deadline.
+  a list in the order the kernel sent it), and stops at a deadline.
 
 A lying or broken kernel can only produce wrong data or a :class:`WireError`,
 never run code in the grader.
@@ -143,8 +143,8 @@ def scan_frame(payload: bytes, max_objects: int, max_depth: int) -> int:
     Strings are skipped by one regular expression (a string's brackets and commas are not
     structure); what is left is only brackets, commas and colons, and every value or key
     but the first follows an opening bracket, a comma or a colon, so their count bounds
-    the values (an empty container counts twice). Each step runs in C over bytes: a 200 MB frame of one
-    base64 string takes under a second, millions of empty dicts a fraction of that.
+    the values (an empty container counts twice). Each step runs in C over bytes: a 200 MB
+    frame of one base64 string takes under a second, millions of empty dicts a fraction of that.
     """
     structure = _JSON_STRING.sub(b'""', payload).translate(None, _NOT_STRUCTURE)
     values = len(structure) - structure.count(b"]") - structure.count(b"}") + 1
@@ -355,9 +355,9 @@ def _float(v) -> float:
 MAX_EXTENT = 1 << 62  # a dimension or stride beyond this is no honest tensor's
 
 
-def _dims(obj: dict, key: str, default=None) -> list[int]:
+def _dims(obj: dict, key: str) -> list[int]:
     """A shape or stride list: at most 32 non-negative integers below MAX_EXTENT."""
-    value = obj.get(key, default)
+    value = obj.get(key)
     if type(value) is not list or len(value) > 32:
         raise WireError(f"bad {key}")
     dims = [_int(d, f"{key} entry") for d in value]
