@@ -3,12 +3,14 @@
 every assignment's reference answers get full marks in the sandbox, and wrong answers
 fail exactly the same cells both ways: each assignment's first mutant, and every mutant
 whose behaviour depends on a tensor's layout (it calls ``.view`` or asks for strides or
-contiguity), since a wire that changed layout would grade those differently.
+contiguity), since a wire that changed layout would grade those differently; every
+mutant with ``PARITY_MUTANTS=all``.
 
 This is also the guard for new chapters: a check that touches student objects
 other than through `ctx.call` / `ctx.method` / `ctx.attr` fails here."""
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -28,15 +30,16 @@ TRAINING = {a for a in RELEASED if "capstone" in a}
 LAYOUT_SENSITIVE = re.compile(r"\.view\(|\.stride\(|is_contiguous\(")
 
 
-def parity_mutants() -> list[tuple[str, Path]]:
-    """(assignment, mutant) pairs run both ways: the first mutant, and the layout-sensitive ones."""
+def parity_mutants(every: bool = os.environ.get("PARITY_MUTANTS") == "all") -> list[tuple[str, Path]]:
+    """(assignment, mutant) pairs run both ways: the first mutant, and the layout-sensitive ones;
+    every mutant with ``PARITY_MUTANTS=all`` (a few seconds each: for a nightly run)."""
     pairs = []
     for assignment in RELEASED:
         if assignment in TRAINING or not mutants(assignment):
             continue
         first, *rest = mutants(assignment)
         pairs.append((assignment, first))
-        pairs += [(assignment, m) for m in rest if LAYOUT_SENSITIVE.search(m.read_text(encoding="utf-8"))]
+        pairs += [(assignment, m) for m in rest if every or LAYOUT_SENSITIVE.search(m.read_text(encoding="utf-8"))]
     return pairs
 
 
