@@ -203,6 +203,7 @@ class Kernel:
             "rlimits": rlimits,
             "forbidden": self.forbidden,
             "max_text": self.limits.max_text,
+            "max_outputs": self.limits.max_outputs, "max_output_values": self.limits.reply_values // 2,
             "label": self.label,
         }
         env = {
@@ -443,11 +444,11 @@ class Kernel:
     def _read_reply(self, deadline: float) -> dict | None:
         while True:
             try:
-                message = self.reader.pop()
+                payload = self.reader.pop_payload()
             except wire.WireError as exc:
                 raise self._die(f"the kernel broke the protocol: {exc}", "protocol") from None
-            if message is not None:
-                return message
+            if payload is not None:
+                return self._parse_reply(payload)
             left = deadline - time.monotonic()
             if left <= 0:
                 return None
@@ -465,6 +466,19 @@ class Kernel:
             if not chunk:
                 raise self._die(self._death_reason(), "crash")
             self.reader.feed(chunk)
+
+    def _parse_reply(self, payload: bytes) -> dict:
+        """A reply, checked for the grader's work before it is parsed: its id in its first
+        bytes (a frame out of turn is never parsed), then its values and depth counted in one
+        linear pass (``Limits.reply_values``, ``reply_depth``). A reply over a limit is the
+        student's kernel breaking the protocol: that kernel is stopped, with the reason."""
+        if not wire.reply_id_matches(payload, self._next_id):
+            raise self._die("the kernel sent a reply out of turn (protocol broken)", "protocol")
+        try:
+            wire.scan_frame(payload, self.limits.reply_values, self.limits.reply_depth)
+            return wire.parse_frame(payload)
+        except wire.WireError as exc:
+            raise self._die(f"the kernel's reply was refused: {exc}", "protocol") from None
 
     def _interrupt(self) -> None:
         try:

@@ -22,6 +22,13 @@ class Limits:
     tmp: int = 256 * MiB  # /tmp and /dev/shm
     max_file: int = 256 * MiB  # largest file the kernel may write
     max_reply: int = 256 * MiB  # largest frame the grader accepts from a kernel
+    # the grader's work on one reply, checked before it is parsed (wire.scan_frame) or while decoded:
+    reply_values: int = 1_000_000  # JSON values (numbers, strings, containers, keys) in one reply
+    reply_depth: int = 200  # nesting of JSON containers (a value at the wire's depth 64 needs ~3 per level)
+    reply_decode_seconds: float = 30.0  # wall clock to rebuild one reply's value in the grader
+    # display data one request may send, as JSON (kept by the kernel, which also keeps it under
+    # half of reply_values, so that a notebook that shows too much loses outputs, not its kernel)
+    max_outputs: int = 16 * MiB
     max_text: int = 1 * MiB  # text one request may print (kept by the kernel)
     fd_output: int = 256 * 1024  # bytes of raw stdout/stderr (C level) kept per request
     threads: int | None = None  # torch/OpenMP threads in the kernel (None: library default)

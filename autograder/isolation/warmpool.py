@@ -285,7 +285,7 @@ class WarmKernel(Kernel):
         }
         config = {
             "workdir": "/home/student/work", "submission": "", "rlimits": rlimits, "forbidden": self.forbidden,
-            "max_text": self.limits.max_text, "label": self.label,
+            "max_text": self.limits.max_text, "max_outputs": self.limits.max_outputs, "max_output_values": self.limits.reply_values // 2, "label": self.label,
         }
         payload = json.dumps(config).encode()
         os.write(req_w, wire.HEADER.pack(len(payload)) + payload)  # small: fits the pipe

@@ -3,18 +3,29 @@
 Both sides import this file: the grader as ``autograder.isolation.wire``, the kernel
 runner as a plain module copied into the sandbox (so it must only import the
 standard library at module level). Frames are an 8-byte length followed by
-UTF-8 JSON. Values are plain data only, never pickles:
+UTF-8 JSON; a reply's first key is the id of its request. Values are plain data
+only, never pickles:
 
 * ``None``, ``bool``, ``int``, ``float``, ``str`` and ``list`` are JSON values;
 * everything else is a tagged object ``{"$": tag, ...}``: tuples, dicts and
-  OrderedDicts (as key/value pairs, so keys keep their types), tensors (dtype, shape, device
-  and raw bytes), NumPy arrays and scalars, ``torch.Size``/``dtype``/``device``,
-  sets, bytes, complex numbers;
+  OrderedDicts (as key/value pairs, so keys keep their types), tensors (dtype, shape,
+  strides, device and the raw bytes they span, so layout travels as the sender made it),
+  NumPy arrays and scalars, ``torch.Size``/``dtype``/``device``, sets, bytes, complex numbers;
 * any other object stays in the kernel and crosses the wire as an opaque
   handle ``{"$": "obj", "h": id, "type": "module.QualName"}``.
 
-The grader decodes what a kernel sends with :func:`decode` and strict limits:
-a lying or broken kernel can only produce wrong data or a :class:`WireError`,
+The grader reads what a kernel sends with a budget of work, not only of bytes
+(a lying kernel must not be able to make the grader slow or large):
+
+* :func:`reply_id_matches` checks a reply's id in its first bytes (the kernel writes
+  it first), so a frame out of turn is refused unparsed;
+* :func:`scan_frame` counts the JSON values and the nesting depth of a frame in one
+  linear pass over its bytes, before ``json.loads`` builds anything;
+* :func:`decode` never hashes a value whose hash the student can choose (sets and
+  dict keys other than strings and small integers come back as :class:`Unhashed`,
+  a list in the order the kernel sent it), and stops at a deadline.
+
+A lying or broken kernel can only produce wrong data or a :class:`WireError`,
 never run code in the grader.
 """
 from __future__ import annotations
@@ -24,7 +35,10 @@ import collections
 import json
 import math
 import os
+import re
 import struct
+import time
+from itertools import accumulate
 
 HEADER = struct.Struct(">Q")
 MAX_DEPTH = 64
@@ -72,20 +86,19 @@ class FrameReader:
     def feed(self, chunk: bytes) -> None:
         self.buffer += chunk
 
-    def pop(self) -> dict | None:
-        """The next complete frame, if the buffer holds one."""
+    def pop_payload(self) -> bytes | None:
+        """The next complete frame's bytes, unparsed, if the buffer holds one."""
         if self._need() is not None:
             return None
         (size,) = HEADER.unpack_from(self.buffer)
         payload = bytes(self.buffer[HEADER.size : HEADER.size + size])
         del self.buffer[: HEADER.size + size]
-        try:
-            message = json.loads(payload.decode("utf-8"))
-        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
-            raise WireError(f"frame is not JSON: {exc}") from None
-        if not isinstance(message, dict):
-            raise WireError("frame is not a JSON object")
-        return message
+        return payload
+
+    def pop(self) -> dict | None:
+        """The next complete frame, parsed (for frames from a trusted side: the grader's requests)."""
+        payload = self.pop_payload()
+        return None if payload is None else parse_frame(payload)
 
     def read(self) -> dict | None:
         """Block until a whole frame is there (kernel side)."""
@@ -98,6 +111,49 @@ class FrameReader:
             if not chunk:
                 return None
             self.feed(chunk)
+
+
+def parse_frame(payload: bytes) -> dict:
+    try:
+        message = json.loads(payload.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError, RecursionError, MemoryError) as exc:
+        raise WireError(f"frame is not JSON: {str(exc)[:200]}") from None
+    if not isinstance(message, dict):
+        raise WireError("frame is not a JSON object")
+    return message
+
+
+def reply_id_matches(payload: bytes, expected: int) -> bool:
+    """Whether a reply frame starts with ``{"id":expected`` (the kernel writes the id first):
+    a frame out of turn is refused without being parsed, however large."""
+    head = b'{"id":%d' % expected
+    return payload.startswith(head) and payload[len(head) : len(head) + 1] in (b",", b"}")
+
+
+_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_STRUCTURE = bytes(b for b in range(256) if b not in b"[]{},:")
+_NESTING = tuple(1 if b in b"[{" else -1 if b in b"]}" else 0 for b in range(256))
+
+
+def scan_frame(payload: bytes, max_objects: int, max_depth: int) -> int:
+    """Refuse a JSON frame that holds more than ``max_objects`` values or nests deeper than
+    ``max_depth``, in time linear in its length and before anything is parsed; return
+    (an upper bound on) the number of values it holds.
+
+    Strings are skipped by one regular expression (a string's brackets and commas are not
+    structure); what is left is only brackets, commas and colons, and every value or key
+    but the first follows an opening bracket, a comma or a colon, so their count bounds
+    the values (an empty container counts twice). Each step runs in C over bytes: a 200 MB
+    frame of one base64 string takes under a second, millions of empty dicts a fraction of that.
+    """
+    structure = _JSON_STRING.sub(b'""', payload).translate(None, _NOT_STRUCTURE)
+    values = len(structure) - structure.count(b"]") - structure.count(b"}") + 1
+    if values > max_objects:
+        raise WireError(f"frame holds more than {max_objects} values")
+    depth = max(accumulate(map(_NESTING.__getitem__, structure.translate(None, b",:"))), default=0)
+    if depth > max_depth:
+        raise WireError(f"frame nests {depth} levels deep, over the limit of {max_depth}")
+    return values
 
 
 # --------------------------------------------------------------------------- values
@@ -114,17 +170,36 @@ def _unb64(text) -> bytes:
         raise WireError(f"bad binary data: {exc}") from None
 
 
+def _span(shape, stride) -> int:
+    """Elements of memory a strided view reaches, from its first element to its last."""
+    if any(d == 0 for d in shape):
+        return 0
+    return 1 + sum((d - 1) * s for d, s in zip(shape, stride))
+
+
 def tensor_payload(torch, tensor) -> dict:
-    """Raw description of a strided tensor: dtype, shape, device, bytes."""
+    """Raw description of a strided tensor: dtype, shape, strides, device, bytes.
+
+    The bytes are the memory the view spans, so the other side rebuilds the same layout
+    (a transposed or sliced input stays non-contiguous, an expanded one keeps its zero
+    strides): a check that sends a non-contiguous tensor must reach the student's code
+    as one, as it does under plain nbgrader. A view that spans far more memory than it
+    shows (a sparse slice of a large tensor) is compacted first, keeping its dimension order.
+    """
     t = tensor.detach()
     cpu = t.to("cpu")
     if cpu.is_complex():
         cpu = cpu.resolve_conj()
-    cpu = cpu.resolve_neg().contiguous()
-    raw = cpu.reshape(-1).view(torch.uint8).numpy().tobytes() if cpu.numel() else b""
+    cpu = cpu.resolve_neg()
+    if _span(cpu.shape, cpu.stride()) > 2 * cpu.numel() + 64:
+        cpu = cpu.clone()  # preserve_format: dense, in the same dimension order where it can be
+    span = _span(cpu.shape, cpu.stride())
+    flat = cpu.as_strided((span,), (1,), cpu.storage_offset())
+    raw = flat.view(torch.uint8).numpy().tobytes() if span else b""
     return {
         "dtype": str(t.dtype).replace("torch.", ""),
         "shape": list(t.shape),
+        "stride": list(cpu.stride()),
         "device": t.device.type,
         "rg": bool(tensor.requires_grad),
         "data": _b64(raw),
@@ -277,32 +352,46 @@ def _float(v) -> float:
         raise WireError(f"bad float {v!r}") from None
 
 
+MAX_EXTENT = 1 << 62  # a dimension or stride beyond this is no honest tensor's
+
+
+def _dims(obj: dict, key: str) -> list[int]:
+    """A shape or stride list: at most 32 non-negative integers below MAX_EXTENT."""
+    value = obj.get(key)
+    if type(value) is not list or len(value) > 32:
+        raise WireError(f"bad {key}")
+    dims = [_int(d, f"{key} entry") for d in value]
+    if any(not 0 <= d < MAX_EXTENT for d in dims):
+        raise WireError(f"{key} entry out of range")
+    return dims
+
+
 def decode_tensor(obj: dict, torch, device_ok=None):
-    """A fresh tensor built by this process from a tensor payload."""
+    """A fresh tensor built by this process from a tensor payload, with the sender's
+    strides (contiguous when the payload names none)."""
     name = obj.get("dtype")
     if name not in DTYPES or not hasattr(torch, name):
         raise WireError(f"unsupported dtype {name!r}")
     dtype = getattr(torch, name)
-    shape = obj.get("shape")
-    if type(shape) is not list or len(shape) > 32:
-        raise WireError("bad shape")
-    dims = [_int(d, "shape entry") for d in shape]
-    if any(d < 0 for d in dims):
-        raise WireError("negative dimension")
-    numel = math.prod(dims)
+    dims = _dims(obj, "shape")
+    if "stride" in obj:
+        strides = _dims(obj, "stride")
+        if len(strides) != len(dims):
+            raise WireError("stride and shape differ in length")
+    else:
+        strides = [math.prod(dims[i + 1 :]) for i in range(len(dims))]
+    span = _span(dims, strides)
     itemsize = torch.empty((), dtype=dtype).element_size()
     raw = _unb64(obj.get("data"))
-    if len(raw) != numel * itemsize:
-        raise WireError(f"tensor data has {len(raw)} bytes, shape {dims} {name} needs {numel * itemsize}")
-    if numel == 0:
-        tensor = torch.empty(dims, dtype=dtype)
-    else:
-        tensor = torch.frombuffer(bytearray(raw), dtype=torch.uint8).view(dtype).reshape(dims).clone()
+    if len(raw) != span * itemsize:  # checked before any allocation the sender sized
+        raise WireError(f"tensor data has {len(raw)} bytes, shape {dims} stride {strides} {name} needs {span * itemsize}")
+    flat = torch.frombuffer(bytearray(raw), dtype=torch.uint8).view(dtype).clone() if span else torch.empty(0, dtype=dtype)
     device = obj.get("device", "cpu")
     if device != "cpu":
         if device_ok is None or not device_ok(device):
             raise WireError(f"tensor on device {device!r}, which this process does not have")
-        tensor = tensor.to(device)
+        flat = flat.to(device)
+    tensor = torch.empty(0, dtype=dtype, device=flat.device).set_(flat.untyped_storage(), 0, dims, strides)
     if obj.get("rg") is True and (tensor.is_floating_point() or tensor.is_complex()):
         tensor.requires_grad_(True)
     if obj.get("param") is True:
@@ -310,19 +399,68 @@ def decode_tensor(obj: dict, torch, device_ok=None):
     return tensor
 
 
-def decode(value, *, torch=None, numpy=None, resolve=None, on_tensor=None, device_ok=None, depth: int = 0):
+class Unhashed:
+    """A set or dict from a kernel whose members' hashes the student could choose.
+
+    Strings and bytes hash with this process's random key, and integers below 2**61 hash
+    to themselves, so a student cannot make many of them share a hash; anything else (large
+    integers, floats, tuples...) can be made to collide, and a set of colliding values costs
+    quadratic time to build, holding the GIL. So the grader never builds one: it keeps the
+    members as a list, in the order the kernel sent them. ``kind`` is the container it stands
+    for ("set", "frozenset", "dict", "odict"); ``items`` its members, or (key, value) pairs.
+    """
+
+    __slots__ = ("kind", "items")
+
+    def __init__(self, kind: str, items: list):
+        self.kind, self.items = kind, items
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __repr__(self) -> str:
+        return f"<a {self.kind} of {len(self.items)} members the grader did not hash>"
+
+
+HASH_SAFE_INT = (1 << 61) - 2  # |n| up to this: hash(n) == n (bar -1), distinct for distinct n
+
+
+def hash_safe(value) -> bool:
+    """Whether a student cannot choose many values of this kind with one hash."""
+    t = type(value)
+    if t is str or t is bytes or t is bool or value is None:
+        return True
+    return t is int and -HASH_SAFE_INT <= value <= HASH_SAFE_INT
+
+
+def _unhashable(value) -> bool:
+    """Decoded data that no set or dict could hold (found without hashing it)."""
+    t = type(value)
+    if t is tuple:
+        return any(_unhashable(v) for v in value)
+    return t in (list, dict, set, collections.OrderedDict, Unhashed)
+
+
+def decode(value, *, torch=None, numpy=None, resolve=None, on_tensor=None, device_ok=None, hashing: bool = False,
+           deadline: float | None = None, depth: int = 0):
     """Rebuild a value from its wire form.
 
     ``resolve(tag_dict)`` turns ``obj``/``ref`` tags into objects (a handle proxy
     on the grader side, the real object on the kernel side); ``on_tensor(tensor,
     tag_dict)`` sees every rebuilt tensor (the grader records where it came from).
+    ``hashing=True`` rebuilds every set and dict as such (the kernel side, where the values
+    are the grader's); by default members a student could make collide come back as
+    :class:`Unhashed`. Past ``deadline`` (``time.monotonic()``) decoding stops with a WireError.
     """
     if depth > MAX_DEPTH:
         raise WireError("value nested too deeply")
-    kw = dict(torch=torch, numpy=numpy, resolve=resolve, on_tensor=on_tensor, device_ok=device_ok, depth=depth + 1)
+    kw = dict(torch=torch, numpy=numpy, resolve=resolve, on_tensor=on_tensor, device_ok=device_ok, hashing=hashing,
+              deadline=deadline, depth=depth + 1)
     t = type(value)
     if value is None or t in (bool, int, float, str):
         return value
+    if deadline is not None and time.monotonic() > deadline:
+        raise WireError("decoding the reply took longer than its deadline")
     if t is list:
         return [decode(v, **kw) for v in value]
     if t is not dict:
@@ -333,19 +471,26 @@ def decode(value, *, torch=None, numpy=None, resolve=None, on_tensor=None, devic
     if tag == "tuple":
         return tuple(decode(v, **kw) for v in _items(value))
     if tag in ("dict", "odict"):
-        out = {} if tag == "dict" else collections.OrderedDict()
+        pairs = []
         for pair in _items(value):
             if type(pair) is not list or len(pair) != 2:
                 raise WireError("bad dict item")
-            key = decode(pair[0], **kw)
-            try:
-                out[key] = decode(pair[1], **kw)
-            except TypeError:
-                raise WireError("unhashable dict key") from None
-        return out
-    if tag in ("set", "frozenset"):
+            pairs.append((decode(pair[0], **kw), decode(pair[1], **kw)))
+        if any(_unhashable(k) for k, _ in pairs):
+            raise WireError("unhashable dict key")
+        if not hashing and not all(hash_safe(k) for k, _ in pairs):
+            return Unhashed(tag, pairs)
         try:
-            items = [decode(v, **kw) for v in _items(value)]
+            return dict(pairs) if tag == "dict" else collections.OrderedDict(pairs)
+        except TypeError:
+            raise WireError("unhashable dict key") from None
+    if tag in ("set", "frozenset"):
+        items = [decode(v, **kw) for v in _items(value)]
+        if any(_unhashable(v) for v in items):
+            raise WireError("unhashable set item")
+        if not hashing and not all(hash_safe(v) for v in items):
+            return Unhashed(tag, items)
+        try:
             return set(items) if tag == "set" else frozenset(items)
         except TypeError:
             raise WireError("unhashable set item") from None

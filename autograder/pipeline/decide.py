@@ -75,6 +75,28 @@ def _python_source(cell_source: str) -> str:
         return cell_source
 
 
+def _parse(src: str) -> tuple[ast.Module | None, BaseException | None]:
+    """(tree, None) for Python; (None, None) for what is not Python (the kernel fails it too);
+    (None, the error) when the code exhausts the parser (MemoryError, RecursionError)."""
+    try:
+        return ast.parse(src), None
+    except (SyntaxError, ValueError):
+        return None, None
+    except (MemoryError, RecursionError) as exc:
+        return None, exc
+
+
+def parse_cell(text: str) -> tuple[str, ast.Module | None, BaseException | None]:
+    """(source, tree, parser exhausted) of a cell: as written when it is plain Python (IPython's
+    transforms change only what is not), else after them. The transforms tokenize in Python,
+    slowly, so only a cell that needs them pays for them."""
+    tree, exhausted = _parse(text)
+    if tree is not None or exhausted is not None:
+        return text, tree, exhausted
+    src = _python_source(text)
+    return (src, *_parse(src))
+
+
 @dataclass
 class _Binding:
     node: ast.AST
@@ -92,31 +114,44 @@ class StudentSource:
     def __post_init__(self):
         self.bindings: dict[str, list[_Binding]] = {}
         self.aliases: dict[str, str] = {}  # local name -> dotted module path
+        self.unreadable: str | None = None  # why the grader could not read some student code
         for text in self.instructor_cells:
-            self._read(text, bind=False)
-        for text in self.cells:
-            self._read(text, bind=True)
+            src, tree, _ = parse_cell(text)
+            self._read(src, tree, bind=False)
+        self._student: list[tuple[str, ast.Module]] = []  # (where, tree) of each readable answer cell and file
+        for i, text in enumerate(self.cells):
+            src, tree, exhausted = parse_cell(text)
+            self._note_unreadable(f"answer cell {i + 1}", exhausted)
+            self._read(src, tree, bind=True)
+            if tree is not None:
+                self._student.append((f"answer cell {i + 1}", tree))
+        self._module_trees: dict[str, ast.Module] = {}
+        for name, text in sorted(self.modules.items()):
+            tree, exhausted = _parse(text)
+            self._note_unreadable(f"file {name}.py", exhausted)
+            if tree is not None:
+                self._module_trees[name] = tree
+                self._student.append((f"file {name}.py", tree))
         self.tampering = self._find_tampering()
+
+    def _note_unreadable(self, where: str, exhausted: BaseException | None) -> None:
+        """Student code that exhausts the parser (MemoryError, RecursionError: e.g. 100,000
+        unary minus signs) hides what it defines and calls from the grader: the hidden
+        checks fail with this reason (never a grader error, never a cell skipped unseen)."""
+        if exhausted is not None and self.unreadable is None:
+            kind = "too deeply nested" if isinstance(exhausted, RecursionError) else "too complex"
+            self.unreadable = f"{where} is {kind} for the grader's Python parser ({type(exhausted).__name__})"
 
     def _find_tampering(self) -> str | None:
         """The first place where student code reaches into the machinery a grade rests on."""
-        sources = [(f"answer cell {i + 1}", _python_source(t)) for i, t in enumerate(self.cells)]
-        sources += [(f"file {name}.py", text) for name, text in sorted(self.modules.items())]
-        for where, src in sources:
-            try:
-                tree = ast.parse(src)
-            except (SyntaxError, ValueError, RecursionError):
-                continue
+        for where, tree in self._student:
             hit = tampering_in(tree, self.aliases)
             if hit:
                 return f"{hit} ({where})"
         return None
 
-    def _read(self, text: str, bind: bool) -> None:
-        src = _python_source(text)
-        try:
-            tree = ast.parse(src)
-        except (SyntaxError, ValueError, RecursionError):
+    def _read(self, src: str, tree: ast.Module | None, bind: bool) -> None:
+        if tree is None:
             return
         for node in tree.body:
             for name in _bound_names(node):
@@ -179,9 +214,8 @@ class StudentSource:
             hit = forbidden_in_source(self.modules[mod], forbidden)
             if hit:
                 return hit
-            try:
-                tree = ast.parse(self.modules[mod])
-            except (SyntaxError, ValueError, RecursionError):
+            tree = self._module_trees.get(mod)
+            if tree is None:
                 continue
             for node in ast.walk(tree):
                 hit = self._forbidden_node(node, forbidden)
@@ -418,7 +452,8 @@ class RemoteContext(Context):
             if type(tag.get("h")) is int:
                 self._origins[id(tensor)] = (weakref.ref(tensor), tag["h"])
 
-        return wire.decode(value, torch=torch, numpy=numpy, resolve=resolve, on_tensor=on_tensor, device_ok=_device_ok)
+        deadline = time.monotonic() + self.session.kernel.limits.reply_decode_seconds
+        return wire.decode(value, torch=torch, numpy=numpy, resolve=resolve, on_tensor=on_tensor, device_ok=_device_ok, deadline=deadline)
 
     def _value(self, reply: dict, label: str, args) -> object:
         try:
@@ -598,6 +633,8 @@ def run_remote_check(name: str, session: Session, seed: int | None = None) -> No
     """``run_check`` for a sandboxed kernel: raises ``CheckFailure`` on a wrong answer."""
     chk = get_check(name)
     ctx = RemoteContext(chk, session, seed=seed)
+    if session.source.unreadable:
+        raise CheckFailure(f"not graded: {session.source.unreadable}, so the grader cannot check what it defines [check {chk.name}]")
     if session.source.tampering:
         raise CheckFailure(
             f"not graded: the notebook reaches into the grading machinery ({session.source.tampering}), "

@@ -2,15 +2,18 @@
 
 Steps, in order (each one small, like nbgrader's preprocessors):
 
-1. :func:`load_submission`: size cap, JSON, nbformat 4 validation; anything
-   else is an *invalid notebook* (scored zero with that reason, never a crash).
+1. :func:`load_submission`: size cap, then a cap on the work of reading it (JSON values
+   and nesting counted in one linear pass before anything is parsed), JSON, only what
+   grading reads kept (outputs and metadata other than nbgrader's fields are dropped
+   before nbformat builds its objects), nbformat 4 validation; anything else is an
+   *invalid notebook* (scored zero with that reason, never a crash).
 2. :func:`restore_instructor_cells`: locked and test cells come from the
    instructor's notebook (hidden tests included), whatever the student did to
    them: edited, deleted, duplicated, turned into markdown, re-labelled with
    other points or grade ids. Answer cells keep the student's text under the
    instructor's metadata; a deleted answer cell comes back as the *released*
-   stub (never the reference solution). Cells the student added lose any
-   nbgrader metadata they claim. Kernelspec and language come from the
+   stub (never the reference solution). Cells the student added lose all their
+   metadata (nbgrader's claims included). Kernelspec and language come from the
    instructor. Outputs are cleared.
 """
 from __future__ import annotations
@@ -22,9 +25,16 @@ from pathlib import Path
 
 import nbformat
 
+from ..isolation import wire
 from .coursedir import nbgrader_meta, nbgrader_resources, strip_hidden
 
 MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024
+# the work of reading a notebook: JSON values (a line of source or output is one) and nesting.
+# An honest notebook holds thousands; half a million costs the grader a fraction of a second.
+MAX_NOTEBOOK_VALUES = 500_000
+MAX_NOTEBOOK_DEPTH = 100
+# the nbgrader fields grading reads from a student's cell; their values are scalars
+NBGRADER_FIELDS = ("grade", "solution", "locked", "points", "grade_id", "task", "schema_version", "checksum", "cell_type")
 
 
 class InvalidNotebook(ValueError):
@@ -40,22 +50,48 @@ def load_submission(path: Path, max_bytes: int = MAX_NOTEBOOK_BYTES) -> nbformat
         raise InvalidNotebook(f"file is {size} bytes, over the limit of {max_bytes}")
     raw = path.read_bytes()
     try:
+        wire.scan_frame(raw, MAX_NOTEBOOK_VALUES, MAX_NOTEBOOK_DEPTH)
+    except wire.WireError as exc:
+        raise InvalidNotebook(f"too large to read: it {str(exc).removeprefix('frame ')}") from None
+    try:
         data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+    except (UnicodeDecodeError, ValueError, RecursionError, MemoryError) as exc:
         raise InvalidNotebook(f"not valid JSON ({str(exc)[:120]})") from None
     if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
         raise InvalidNotebook("not a notebook (no list of cells)")
     if data.get("nbformat") != 4:
         raise InvalidNotebook(f"nbformat {data.get('nbformat')!r}; version 4 is expected")
+    _keep_what_grading_reads(data)
     try:
         nb = nbformat.reads(json.dumps(_storable(data)), as_version=4)
         nbformat.validate(nb)
-    except (nbformat.ValidationError, ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
+    except (nbformat.ValidationError, ValueError, TypeError, KeyError, AttributeError, RecursionError, MemoryError) as exc:
         raise InvalidNotebook(f"does not follow the notebook format ({str(exc).splitlines()[0][:160]})") from None
     for cell in nb.cells:
         if not isinstance(cell.get("source"), str):
             raise InvalidNotebook("a cell without text source")
     return nb
+
+
+def _keep_what_grading_reads(data: dict) -> None:
+    """Drop, before nbformat builds objects from them, the parts of a student's notebook that
+    grading never reads: outputs (cleared before execution anyway), the notebook's metadata
+    (the instructor's is used) and every cell metadata field but nbgrader's scalar ones. A
+    student's metadata can hold millions of values; only these few ever matter."""
+    data["metadata"] = {}
+    for cell in data["cells"]:
+        if not isinstance(cell, dict):
+            continue
+        if "outputs" in cell:
+            cell["outputs"] = []
+        meta = cell.get("metadata")
+        nbg = meta.get("nbgrader") if isinstance(meta, dict) else None
+        kept = {k: nbg[k] for k in NBGRADER_FIELDS if k in nbg and _scalar(nbg[k])} if isinstance(nbg, dict) else None
+        cell["metadata"] = {"nbgrader": kept} if kept else {}
+
+
+def _scalar(value) -> bool:
+    return value is None or isinstance(value, (str, int, float, bool))
 
 
 def _storable(value, depth: int = 0):
@@ -125,10 +161,9 @@ def restore_instructor_cells(student, instructor, release) -> tuple[nbformat.Not
             notes.append(f"cell {gid} appeared twice; the copy was dropped")
         else:
             new = _fresh(cell) if cell.cell_type == "code" else copy.deepcopy(cell)
-            if isinstance(new.get("metadata"), dict) and "nbgrader" in new.metadata:
-                if isinstance(new.metadata["nbgrader"], dict) and new.metadata["nbgrader"].get("grade"):
-                    notes.append(f"a cell claimed to be graded ({str(gid)[:40]!r}); its nbgrader metadata was removed")
-                new.metadata.pop("nbgrader")
+            if meta.get("grade"):
+                notes.append(f"a cell claimed to be graded ({str(gid)[:40]!r}); its nbgrader metadata was removed")
+            new.metadata = nbformat.NotebookNode()  # a cell the student added keeps no metadata
             merged.append(new)
     for idx, gid in enumerate(order):
         if gid is None or gid in seen:

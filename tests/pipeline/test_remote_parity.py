@@ -1,11 +1,18 @@
 """The hidden checks decide the same in the grader's process (sandboxed kernel,
 `RemoteContext`) as inside the student's kernel (`LocalContext`, plain nbgrader):
-every assignment's reference answers get full marks in the sandbox, and a wrong
-answer (the assignment's first mutant) fails exactly the same cells both ways.
+every assignment's reference answers get full marks in the sandbox, and wrong answers
+fail exactly the same cells both ways: each assignment's first mutant, and every mutant
+whose behaviour depends on a tensor's layout (it calls ``.view`` or asks for strides or
+contiguity), since a wire that changed layout would grade those differently; every
+mutant with ``PARITY_MUTANTS=all``.
 
 This is also the guard for new chapters: a check that touches student objects
 other than through `ctx.call` / `ctx.method` / `ctx.attr` fails here."""
 from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -20,6 +27,23 @@ RELEASED = [a for a in ASSIGNMENTS if release_path(a, ROOT).is_file()]
 # Assignments whose checks train a model: the reference run already takes a minute or
 # more; their mutants are covered by test_mutants.py (locally) only.
 TRAINING = {a for a in RELEASED if "capstone" in a}
+LAYOUT_SENSITIVE = re.compile(r"\.view\(|\.stride\(|is_contiguous\(")
+
+
+def parity_mutants(every: bool = os.environ.get("PARITY_MUTANTS") == "all") -> list[tuple[str, Path]]:
+    """(assignment, mutant) pairs run both ways: the first mutant, and the layout-sensitive ones;
+    every mutant with ``PARITY_MUTANTS=all`` (a few seconds each: for a nightly run)."""
+    pairs = []
+    for assignment in RELEASED:
+        if assignment in TRAINING or not mutants(assignment):
+            continue
+        first, *rest = mutants(assignment)
+        pairs.append((assignment, first))
+        pairs += [(assignment, m) for m in rest if every or LAYOUT_SENSITIVE.search(m.read_text(encoding="utf-8"))]
+    return pairs
+
+
+PARITY = parity_mutants()
 
 
 def _verdicts(report) -> dict:
@@ -39,10 +63,16 @@ def test_reference_full_marks_in_the_sandbox(assignment, tmp_path):
     assert report.auto_max > 0 and report.full_marks, f"{assignment}: the reference loses points in the sandbox\n{report.table()}"
 
 
-@pytest.mark.parametrize("assignment", [a for a in RELEASED if a not in TRAINING and mutants(a)])
-def test_mutant_verdicts_match_local(assignment, tmp_path, monkeypatch):
+def test_a_layout_mutant_is_among_those_compared():
+    """The non-contiguous-input mutant of chapter 06 runs both ways (it passed under `grade`
+    only while the wire sent contiguous copies)."""
+    names = {m.name for _, m in PARITY}
+    assert "merge_heads__view_on_input.py" in names, sorted(names)
+
+
+@pytest.mark.parametrize("assignment,mutant", PARITY, ids=[f"{a.split('-')[0]}/{m.stem}" for a, m in PARITY])
+def test_mutant_verdicts_match_local(assignment, mutant, tmp_path, monkeypatch):
     monkeypatch.setenv("COURSE_CHECK_SEED", "20260101")  # the same inputs on both sides
-    mutant = mutants(assignment)[0]
     remote = check_notebook(_write(mutant_submission(assignment, ROOT, mutant), tmp_path / "mutant", assignment), assignment)
     namespace = solution_namespace(assignment, ROOT)
     exec(compile(mutant.read_text(encoding="utf-8"), str(mutant), "exec"), namespace)
