@@ -52,18 +52,23 @@ _RENDERED_STYLE = re.compile(r"\s*text-align\s*:\s*(left|right|center)\s*;?\s*",
 _URL_ATTRIBUTES = {"href", "src", "cite", "action", "formaction", "background", "poster", "data", "srcset", "xlink:href"}
 
 _OPEN, _CLOSE = "\ue000", "\ue001"  # private-use characters around a set-aside piece
+# pieces longer than these are not set aside (they go through nh3 like text): the work per
+# cell stays linear in its length, whatever a student writes
+_INLINE, _BLOCK, _LINES = 1000, 10000, 1000  # characters, characters, lines
 _SET_ASIDE = re.compile(
     "|".join([
-        r"(?ms:^[ ]{0,3}(?P<fence>`{3,}|~{3,})[^\n]*\n.*?(?:^[ ]{0,3}(?P=fence)[`~]*[ \t]*$|\Z))",  # fenced code
-        r"(?s:\$\$.+?\$\$)",  # display math
-        r"(?s:(?<!`)(?P<ticks>`+)(?!`).+?(?<!`)(?P=ticks)(?!`))",  # code span
-        r"(?<![\\$])\$(?!\$)[^\n$]+?(?<![\\$])\$",  # inline math
-        r"(?s:\\\(.+?\\\)|\\\[.+?\\\])",  # LaTeX-style math
-        r"<(?:https?|mailto):[^\s<>]*>",  # autolink with an allowed scheme
-        r"<[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
-        r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*>",  # e-mail autolink
+        r"(?m:^[ ]{0,3}(?P<fence>`{3,}|~{3,})[^\n]*\n(?:[^\n]*\n){0,%d}?(?:[ ]{0,3}(?P=fence)[`~]*[ \t]*$|[^\n]*\Z))" % _LINES,  # fenced code
+        r"(?s:\$\$.{1,%d}?\$\$)" % _BLOCK,  # display math
+        r"(?s:(?<!`)(?P<ticks>`+)(?!`).{1,%d}?(?<!`)(?P=ticks)(?!`))" % _INLINE,  # code span
+        r"(?<![\\$])\$(?!\$)[^\n$]{1,%d}?(?<![\\$])\$" % _INLINE,  # inline math
+        r"(?s:\\\(.{1,%d}?\\\)|\\\[.{1,%d}?\\\])" % (_INLINE, _BLOCK),  # LaTeX-style math
+        r"<(?:https?|mailto):[^\s<>]{0,%d}>" % _INLINE,  # autolink with an allowed scheme
+        r"<[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+        r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?){0,10}>",  # e-mail autolink
     ])
 )
+# a markdown cell longer than this is shown as plain text, unprocessed
+MAX_MARKDOWN = 50_000
 _TAG_START = re.compile(r"<(/?)([A-Za-z][^\s/>]*)?")
 # where a markdown link destination starts: inline links and images ``](``, reference definitions ``]:``
 _DESTINATION = re.compile(r"\](?:\(|:)[ \t]*(?:\n[ \t]*)?<?")
@@ -72,7 +77,10 @@ _SCHEME = re.compile(r"([a-z][a-z0-9+.\-]*):")
 _CONTROL = re.compile(r"[\x00-\x20\x7f]+")
 
 
-def url_scheme(url: str, limit: int = 400) -> str | None:
+_URL_LIMIT = 400
+
+
+def url_scheme(url: str, limit: int = _URL_LIMIT) -> str | None:
     """The scheme a browser would see in ``url`` (markdown escapes and HTML entities decoded,
     spaces and control characters dropped, lower case); ``None`` for a relative address,
     ``"?"`` when it cannot tell within ``limit`` characters."""
@@ -110,30 +118,20 @@ def _clean_html(text: str) -> str:
 
 
 def _disarm_destinations(text: str) -> str:
-    """Markdown link, image and reference targets with a scheme outside the allow-list go nowhere."""
+    """Markdown link, image and reference targets with a scheme outside the allow-list go nowhere.
+    (``attachment:`` is let through here for images; a link left with it fails the check of the
+    rendered page, see :func:`inert_markdown`.)"""
     def disarm(match):
-        rest = text[match.end():]
-        image = match.start() > 0 and _is_image(text, match.start())
-        return match.group(0) if safe_url(rest, IMAGE_SCHEMES if image else URL_SCHEMES) else match.group(0) + "#"
+        target = text[match.end():match.end() + _URL_LIMIT + 1]
+        return match.group(0) if safe_url(target, IMAGE_SCHEMES) else match.group(0) + "#"
 
     return _DESTINATION.sub(disarm, text)
 
 
-def _is_image(text: str, close: int) -> bool:
-    """Whether the ``]`` at ``close`` ends the text of an image ``![...]``."""
-    depth = 0
-    for i in range(close - 1, max(-1, close - 2000), -1):
-        if text[i] == "]":
-            depth += 1
-        elif text[i] == "[":
-            if depth == 0:
-                return i > 0 and text[i - 1] == "!"
-            depth -= 1
-    return False
-
-
 def inert_markdown(source: str, attachments: dict | None = None) -> str:
     """``source`` with every script, event handler, style and unsafe address made inert."""
+    if len(source) > MAX_MARKDOWN:
+        return as_plain_text(source)
     text = source.replace(_OPEN, "\ufffd").replace(_CLOSE, "\ufffd")
     kept: list[str] = []
 

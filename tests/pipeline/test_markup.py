@@ -9,7 +9,7 @@ import re
 import nbformat
 import pytest
 
-from autograder.pipeline.markup import inert_html, inert_markdown, live_markup, render_markdown, url_scheme
+from autograder.pipeline.markup import MAX_MARKDOWN, inert_html, inert_markdown, live_markup, render_markdown, url_scheme
 from autograder.pipeline.sanitize import neutralize_html
 
 ATTACKS = {
@@ -140,3 +140,11 @@ def test_notebook_cells_locked_ones_untouched():
     assert not live_markup(render_markdown(nb.cells[2].source, nb.cells[2].attachments))
     assert nb.cells[3].source == '<img src="x">'
     assert nb.cells[4].source == "x = '<script>'", "code is not markup"
+
+
+def test_very_long_cells_are_plain_text():
+    text = "[x](javascript:alert(1)) " * (MAX_MARKDOWN // 20)
+    assert len(text) > MAX_MARKDOWN
+    out = inert_markdown(text)
+    assert out.startswith("*Shown as plain text"), "a cell over the size limit is not processed, only shown"
+    assert not live_markup(render_markdown(out))
