@@ -137,8 +137,14 @@ def click_and_watch(driver, element, seconds: float = 4.0) -> str | None:
     <body>, a changed title or a page replaced by a script's result. Returns what was seen."""
     from selenium.common.exceptions import NoAlertPresentException
 
+    from selenium.common.exceptions import WebDriverException
+
     title = driver.title
-    driver.execute_script("arguments[0].click();", element)  # a click on the link itself, wherever it is
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", element)
+    try:
+        element.click()  # a real click, as the instructor's
+    except WebDriverException:  # covered (formgrader's fixed bars): a click on the link itself
+        driver.execute_script("arguments[0].click();", element)
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         try:
