@@ -21,8 +21,11 @@ No ``'unsafe-inline'``: any other inline script, event handler or ``javascript:`
 (a navigation is checked like an inline script) is refused by the browser. No plugins,
 no ``<base>``, no forms to elsewhere, no framing by other sites.
 
-Enabled by ``jupyter_server_config.py`` at the course root (see the README):
-``c.ServerApp.jpserver_extensions = {"autograder.formgrader_csp": True}``.
+Enabled by ``jupyter_server_config.py`` at the course root, which Jupyter reads when it is
+started with ``--config=jupyter_server_config.py`` (see the README):
+``c.ServerApp.jpserver_extensions.update({"autograder.formgrader_csp": True})``.
+Pages are sent with ``Cache-Control: no-store``: a 304 would carry a policy made without
+the page, so without the hashes.
 """
 from __future__ import annotations
 
