@@ -4,6 +4,7 @@ nbgrader's preprocessors, and using them where nbgrader has one).
     coursedir.py   where the course's notebooks live; nbgrader's configuration of the course
     submission.py  which students submitted; a private copy of their files; ``prepare`` -> ``Job``
     sanitize.py    read a notebook defensively, restore the instructor's cells, neutralise HTML
+    markup.py      student markdown and HTML made inert (nh3, link schemes), checked on nbconvert's renderer
     execute.py     run the notebook in a sandboxed kernel (``NotebookRunner``), cell by cell
     decide.py      the hidden checks of a test cell, decided in the grader against the kernel
     score.py       points per cell, with a reason for each lost point (one notebook, a class)

@@ -15,18 +15,20 @@ Steps, in order (each one small, like nbgrader's preprocessors):
    stub (never the reference solution). Cells the student added lose all their
    metadata (nbgrader's claims included). Kernelspec and language come from the
    instructor. Outputs are cleared.
+3. :func:`neutralize_html`: what the student wrote in markdown and raw cells is made
+   inert (:mod:`.markup`) before formgrader or a feedback page shows it.
 """
 from __future__ import annotations
 
 import copy
 import json
-import re
 from pathlib import Path
 
 import nbformat
 
 from ..isolation import wire
 from .coursedir import nbgrader_meta, nbgrader_resources, strip_hidden
+from .markup import inert_attachments, inert_html, inert_markdown
 
 MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024
 # the work of reading a notebook: JSON values (a line of source or output is one) and nesting.
@@ -212,11 +214,20 @@ def _answer_cell(cell, src, stub, notes: list[str]):
 
 
 def neutralize_html(nb) -> None:
-    """Markdown and raw cells the student could write: raw HTML tags become text, so that
-    formgrader and feedback pages never run a student's script in the grader's browser."""
+    """Markdown and raw cells the student could write (every cell but the instructor's locked
+    ones) made inert with :mod:`.markup`: nh3 for raw HTML, link targets outside http, https and
+    mailto disarmed, so that formgrader and feedback pages never run a student's script or
+    follow a student's ``javascript:`` link in the grader's browser."""
     for cell in nb.cells:
-        if cell.cell_type in ("markdown", "raw") and not nbgrader_meta(cell).get("locked"):
-            cell.source = re.sub(r"<(?=[A-Za-z/!?])", "&lt;", cell.source)
+        if cell.cell_type not in ("markdown", "raw") or nbgrader_meta(cell).get("locked"):
+            continue
+        if cell.cell_type == "markdown":
+            attachments = inert_attachments(cell.get("attachments") or {})
+            cell.source = inert_markdown(cell.source, attachments)
+            if "attachments" in cell:
+                cell.attachments = attachments
+        else:
+            cell.source = inert_html(cell.source)
 
 
 def nbgrader_sanitize(nb, coursedir, assignment, student, notebook):

@@ -1,0 +1,281 @@
+"""Student links are inert where the instructor reads them, in a real browser.
+
+A student writes ``[derivation](javascript:alert(document.domain))`` in a written answer.
+The class is graded with ``python -m autograder grade``, a real Jupyter server serves
+nbgrader's formgrader from the course root with the course's ``jupyter_server_config.py``,
+and headless Chromium (Debian's, network cut) opens the manual-grading page of that
+submission and clicks the student's links: no script may run. The page must still work
+(formgrader's own scripts run, a score can be given), the Content-Security-Policy must
+refuse a ``javascript:`` link even when one is slipped into the page, and the feedback
+page from ``python -m autograder feedback`` must be just as inert.
+
+Controls, so that the test can fail: the same clicks on a page of the same server that
+shows the student's answer *unsanitised* (no policy of ours) do run the script, and the
+watcher reports it.
+"""
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from html.parser import HTMLParser
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder.pipeline.markup import render_markdown, url_scheme
+from tests.support import ROOT
+from tests.support.browserkit import chromium_available, start_chromium, wait_for
+from tests.support.cheats import ASSIGNMENT, _set_answer
+from tests.support.coursecopy import make_course_copy, run
+from tests.support.studentwork import perfect_submission
+
+pytestmark = pytest.mark.skipif(
+    not chromium_available(), reason="Debian's chromium and chromium-driver are not installed (make test installs them)"
+)
+
+STUDENT = "mallory"
+MARK = "data-pwned"  # a script that runs sets this attribute on <body>
+ANSWER = (
+    "My [derivation](javascript:alert(document.domain)) and my "
+    f"[proof](javascript:void(document.body.setAttribute('{MARK}','markdown'))) are here, "
+    f'with <a href="jav&#x61;script:void(document.body.setAttribute(\'{MARK}\',\'html\'))">a note</a>.'
+)
+LINKS = ("derivation", "proof", "a note")
+# Formgrader's page script needs MathJax 2, which its template loads from a CDN; the browser
+# is offline, so this stand-in is defined before any script of each page (by DevTools, outside
+# any page policy); the CDN's script, which cannot load offline, would replace it.
+MATHJAX_STUB = """// MathJax 2 as far as formgrader's page script uses it (offline test stand-in)
+window.MathJax = {Hub: {Startup: {signal: {Interest: function () {}}}, Queue: function () {}, Config: function () {}}};
+"""
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    """A course copy with the course's Jupyter configuration and one graded submission."""
+    course = make_course_copy(ROOT, tmp_path_factory.mktemp("formgrader") / "course")
+    shutil.copy2(ROOT / "jupyter_server_config.py", course / "jupyter_server_config.py")
+    nb = _set_answer(perfect_submission(ASSIGNMENT, ROOT), "written_window", ANSWER)
+    folder = course / "submitted" / STUDENT / ASSIGNMENT
+    folder.mkdir(parents=True)
+    nbformat.write(nb, str(folder / f"{ASSIGNMENT}.ipynb"))
+    done = run([sys.executable, "-m", "autograder", "grade", ASSIGNMENT, "--course-root", str(course)], course, timeout=600)
+    assert done.returncode == 0, f"grading failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    return course
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(course):
+    """Jupyter with formgrader, started as the README tells the instructor: from the course
+    root, with ``--config=jupyter_server_config.py``."""
+    port, token = _free_port(), secrets.token_hex(16)
+    args = [sys.executable, "-m", "jupyter_server", "--no-browser", "--config=jupyter_server_config.py",
+            "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
+            f"--IdentityProvider.token={token}"]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        args.append("--allow-root")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MPLBACKEND")}
+    log_path = course / "jupyter.log"
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(args, cwd=course, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{port}/"
+    deadline = time.monotonic() + 120
+    while True:
+        assert proc.poll() is None, f"the Jupyter server stopped:\n{log_path.read_text()[-3000:]}"
+        assert time.monotonic() < deadline, f"the Jupyter server did not answer:\n{log_path.read_text()[-3000:]}"
+        try:
+            with urllib.request.urlopen(f"{url}api/status?token={token}", timeout=5):
+                break
+        except OSError:
+            time.sleep(0.3)
+    yield {"url": url, "token": token, "log": log_path}
+    proc.terminate()
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    driver = start_chromium()
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": MATHJAX_STUB})
+    yield driver
+    driver.quit()
+
+
+def _submission_id(course: Path) -> str:
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        return gb.find_submission_notebook(ASSIGNMENT, ASSIGNMENT, STUDENT).id
+
+
+def _manual_score(course: Path, grade_id: str):
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        notebook = gb.find_submission_notebook(ASSIGNMENT, ASSIGNMENT, STUDENT)
+        return next(g.manual_score for g in notebook.grades if g.name == grade_id)
+
+
+def click_and_watch(driver, element, seconds: float = 4.0) -> str | None:
+    """Click ``element`` and watch for a script running: an alert, the ``MARK`` attribute on
+    <body>, a changed title or a page replaced by a script's result. Returns what was seen."""
+    from selenium.common.exceptions import NoAlertPresentException
+
+    from selenium.common.exceptions import WebDriverException
+
+    title = driver.title
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", element)
+    try:
+        element.click()  # a real click, as the instructor's
+    except WebDriverException:  # covered (formgrader's fixed bars): a click on the link itself
+        driver.execute_script("arguments[0].click();", element)
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            alert = driver.switch_to.alert
+            text = alert.text
+            alert.accept()
+            return f"alert({text!r})"
+        except NoAlertPresentException:
+            pass
+        seen = driver.execute_script(
+            f"return document.body ? (document.body.getAttribute('{MARK}') || (document.title !== arguments[0] ? 'title: ' + document.title : null)) : 'page replaced';",
+            title,
+        )
+        if seen:
+            return f"script ran: {seen}"
+        time.sleep(0.2)
+    return None
+
+
+def _csp_refusals(driver) -> list[str]:
+    return [e["message"] for e in driver.get_log("browser") if "Content Security Policy" in e["message"]]
+
+
+def _student_links(driver):
+    from selenium.webdriver.common.by import By
+
+    found = {}
+    for a in driver.find_elements(By.CSS_SELECTOR, "#notebook-container a"):
+        if a.text.strip() in LINKS:
+            found[a.text.strip()] = a
+    return found
+
+
+def test_formgrader_works_and_student_links_are_inert(course, server, browser):
+    from selenium.webdriver.common.by import By
+
+    sid = _submission_id(course)
+    page = f"{server['url']}formgrader/submissions/{sid}/?token={server['token']}"
+    with urllib.request.urlopen(page, timeout=60) as response:
+        policy = response.headers.get("Content-Security-Policy", "")
+    assert "script-src 'self'" in policy and "'unsafe-inline'" not in policy.split("script-src", 1)[1].split(";")[0], (
+        f"formgrader pages need a policy without inline scripts; got {policy!r}")
+
+    # log in as the instructor does, on formgrader's front page (the cookie is for the whole server)
+    browser.get(f"{server['url']}formgrader?token={server['token']}")
+    assert wait_for(browser, "document.readyState === 'complete'", timeout=60)
+    browser.get_log("browser")  # start the console record here
+    page = page.split("?")[0]
+    browser.get(page)
+    loaded = wait_for(browser, "window.formgrader !== undefined && formgrader.loaded === true && formgrader.grades.loaded === true", timeout=90)
+    assert loaded, ("formgrader's page script did not start (its own scripts must still run): "
+                    f"{browser.execute_script('return [document.readyState, typeof MathJax, typeof submission_id, typeof jQuery];')} "
+                    f"{[e['message'][:300] for e in browser.get_log('browser')]}")
+    assert browser.execute_script("return submission_id;") == sid, "formgrader's inline script (allowed by its hash) ran"
+    refused = _csp_refusals(browser)
+    assert not refused, f"the policy refused formgrader's own scripts: {refused}"
+
+    # formgrader's buttons work: full credit for the written answer is saved to the gradebook
+    panel = browser.find_element(By.ID, "written_window").find_element(By.XPATH, "./ancestor::div[contains(@class,'panel')][1]")
+    panel.find_element(By.CSS_SELECTOR, ".full-credit").click()
+    assert wait_for(browser, "parseFloat(document.getElementById('written_window').value) === 2", timeout=30), (
+        f"the full-credit button did nothing: {browser.find_element(By.ID, 'written_window').get_attribute('value')!r} "
+        f"{[e['message'][:300] for e in browser.get_log('browser')]}")
+    deadline = time.monotonic() + 30
+    while _manual_score(course, "written_window") != 2 and time.monotonic() < deadline:
+        time.sleep(0.3)
+    assert _manual_score(course, "written_window") == 2, "formgrader did not save the score"
+    # and its inline event handler (allowed by hash): the eye icon shows the student's name
+    browser.find_element(By.CSS_SELECTOR, "span.glyphicon.name-hidden").click()
+    assert wait_for(browser, "$('.name-shown').first().is(':visible')", timeout=10), "formgrader's onclick handler did not run"
+
+    # the student's links: shown, going nowhere, running nothing
+    links = _student_links(browser)
+    assert set(links) == set(LINKS), f"the student's links should still be shown as links, found {sorted(links)}"
+    for name, link in _student_links(browser).items():
+        href = link.get_attribute("href") or ""
+        seen = click_and_watch(browser, link)
+        assert seen is None, f"clicking the student's {name!r} link in formgrader ran a script: {seen}"
+        assert url_scheme(href) != "javascript", f"{name}: a javascript: link in formgrader (refused by the policy only): {href}"
+    assert browser.current_url.startswith(page.split("?")[0]), f"a student link navigated away: {browser.current_url}"
+
+    # second wall: a live javascript: link slipped into the page is refused by the policy
+    browser.get_log("browser")
+    injected = browser.execute_script(
+        "const a = document.createElement('a'); a.textContent = 'injected';"
+        f"a.href = \"javascript:void(document.body.setAttribute('{MARK}','injected'))\";"
+        "document.getElementById('notebook-container').appendChild(a); return a;"
+    )
+    assert click_and_watch(browser, injected) is None, "the policy let a javascript: link run in formgrader"
+    assert any("javascript" in m.lower() for m in _csp_refusals(browser)), "the browser did not report refusing the link"
+
+
+def test_the_watcher_sees_a_live_link(course, server, browser):
+    """Control: the student's answer as nbconvert renders it unsanitised, on a page of the
+    same server without our policy: the same clicks run the script, and the watcher says so."""
+    raw = render_markdown(ANSWER)
+    (course / "control.html").write_text(f"<!doctype html><html><head><title>control</title></head><body>{raw}</body></html>")
+    browser.get(f"{server['url']}files/control.html?token={server['token']}")
+    assert wait_for(browser, "document.readyState === 'complete' && document.querySelectorAll('a').length >= 3", timeout=30)
+    from selenium.webdriver.common.by import By
+
+    links = {a.text.strip(): a for a in browser.find_elements(By.TAG_NAME, "a")}
+    assert (links["proof"].get_attribute("href") or "").startswith("javascript:"), "unsanitised, the link is live"
+    seen = click_and_watch(browser, links["proof"])
+    assert seen and "markdown" in seen, f"the watcher missed a script that ran: {seen}"
+
+
+def test_feedback_page_has_no_live_link(course, browser):
+    done = run([sys.executable, "-m", "autograder", "feedback", ASSIGNMENT, "--course-root", str(course)], course, timeout=600)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    page = course / "feedback" / STUDENT / ASSIGNMENT / f"{ASSIGNMENT}.html"
+    text = page.read_text(encoding="utf-8")
+
+    class Links(HTMLParser):
+        hrefs: list[str] = []
+
+        def handle_starttag(self, tag, attrs):
+            self.hrefs += [v or "" for k, v in attrs if k in ("href", "src", "action", "formaction")]
+
+    parser = Links()
+    parser.feed(text)
+    live = [h for h in parser.hrefs if url_scheme(h) in ("javascript", "vbscript", "data")]
+    assert not live, f"live links in the feedback page: {live}"
+    assert 'href="#javascript:alert(document.domain)"' in text, "the student's link is still shown, going nowhere"
+
+    from selenium.webdriver.common.by import By
+
+    browser.get(page.as_uri())
+    assert wait_for(browser, "document.readyState === 'complete'", timeout=30)
+    links = {a.text.strip(): a for a in browser.find_elements(By.TAG_NAME, "a") if a.text.strip() in LINKS}
+    assert set(links) == set(LINKS), sorted(links)
+    for name, link in links.items():
+        seen = click_and_watch(browser, link)
+        assert seen is None, f"clicking {name!r} in the feedback page ran a script: {seen}"
