@@ -46,6 +46,12 @@ c.DailyLatePenalty.fraction_per_day = 0.1
 # Students' own nbgrader_config.py needs the same `c.Exchange.root` and
 # `c.CourseDirectory.course_id = "self-attention"`.
 c.Exchange.root = os.environ.get("NBGRADER_EXCHANGE", os.path.join(COURSE_ROOT, "exchange"))
+# Made on first use, so formgrader's and the assignment list's exchange checks pass before
+# the first release (release_assignment then opens it to every user, as nbgrader does).
+try:
+    os.makedirs(c.Exchange.root, exist_ok=True)
+except OSError:
+    pass  # a hub's shared folder that only its administrator may create
 
 # `nbgrader zip_collect ID` from an LMS download put in downloaded/ID/archive/. nbgrader
 # matches this regular expression against each extracted file's full path. COURSE_LMS

@@ -58,6 +58,7 @@ def test_default_exchange_is_in_the_course(tmp_path):
     env_exchange = os.environ.pop("NBGRADER_EXCHANGE", None)
     try:
         nbgrader(["generate_assignment", ASSIGNMENT, "--force"], course)
+        assert (course / "exchange").is_dir(), "formgrader reports a missing exchange before the first release"
         nbgrader(["release_assignment", ASSIGNMENT], course)
     finally:
         if env_exchange is not None:
