@@ -25,7 +25,9 @@ each student folder ``submitted/<student>/<assignment>/``:
                                  grade) with a reason for every lost point
                                  (``score.ClassReport``), also written to reports/.
 
-One bad submission never stops the others.
+One bad submission never stops the others. ``python -m autograder grade`` exits with 0, or 1
+when the grader itself failed (a bug, a broken gradebook) or a student folder was refused,
+or 2 without a sandbox.
 """
 from __future__ import annotations
 
@@ -161,7 +163,7 @@ def grade_assignment(
             dest = Path(coursedir.format_path(coursedir.autograded_directory, s, assignment))
             if dest.exists():
                 shutil.rmtree(dest)
-            copy_submission_files(src, dest, list(coursedir.ignore))
+            copy_submission_files(src, dest, list(coursedir.ignore) + [MARKER])  # a student's own marker stays out
             for nbname in notebooks:
                 try:
                     job = prepare(assignment, s, nbname, root, coursedir, scratch_path / nbname, limits, instructor, release, notebooks)
@@ -228,6 +230,11 @@ def _unchanged(coursedir, assignment: str, student: str, print_now: str) -> dict
     except (OSError, ValueError):
         return None
     if not isinstance(last, dict) or last.get("fingerprint") != print_now:
+        return None
+    failures, notes = last.get("failures"), last.get("notes")
+    if not (isinstance(last.get("status"), str) and isinstance(last.get("graded"), str) and isinstance(notes, list)
+            and all(isinstance(n, str) for n in notes) and isinstance(failures, list)
+            and all(isinstance(f, list) and len(f) == 2 and all(isinstance(x, str) for x in f) for f in failures)):
         return None
     with Gradebook(coursedir.db_url, coursedir.course_id) as gb:
         try:

@@ -16,6 +16,7 @@ them in order. The tests share the course and run in file order:
 from __future__ import annotations
 
 import csv
+import json
 import sys
 from pathlib import Path
 
@@ -153,12 +154,15 @@ def test_a_resubmission_regrades_that_student_only(course):
     bob = course / "submitted" / "bob" / ASSIGNMENT
     (bob / f"{ASSIGNMENT}-Copy1.ipynb").unlink()
     _submit(course, "bob", perfect, timestamp=A_DAY_AND_AN_HOUR_LATE)  # fixed, a day late
+    (bob / ".autograder-source").write_text('{"fingerprint": "forged", "status": "ok"}')  # never trusted
     done = _grade(course)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "1 submission(s) graded, 4 unchanged and kept" in done.stdout, done.stdout
     rows = _rows(done)
     assert "12/12 +2 to grade" in rows["bob"] and "LATE 1 d 1 h (-2.4)" in rows["bob"] and "unchanged" not in rows["bob"], rows
     assert "12/12 +1.5/2 " in rows["alice"] and "(review)" not in rows["alice"], rows
+    marker = json.loads((course / "autograded" / "bob" / ASSIGNMENT / ".autograder-source").read_text())
+    assert len(marker["fingerprint"]) == 64 and marker["fingerprint"] != "forged"
     with _gradebook(course) as gb:
         grade = gb.find_grade(WRITTEN, ASSIGNMENT, ASSIGNMENT, "alice")
         assert (grade.manual_score, grade.needs_manual_grade) == (1.5, False), "an unchanged submission keeps its hand grade"
