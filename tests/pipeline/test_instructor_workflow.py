@@ -12,7 +12,8 @@ them in order. The tests share the course and run in file order:
 4. written answers graded by hand (as formgrader stores them) show as graded, not "to grade";
    a rerun keeps unchanged submissions (and their hand grades), a resubmission regrades that
    one student only, `--force` regrades everyone;
-5. `nbgrader export` reads the gradebook, late penalty included."""
+5. `nbgrader export` reads the gradebook, late penalty included;
+6. (own course copy) nbgrader's "zero" late policy, as README shows how to choose it."""
 from __future__ import annotations
 
 import csv
@@ -181,3 +182,26 @@ def test_nbgrader_export(course):
     scores = {r["student_id"]: r for r in csv.DictReader((course / "grades.csv").open())}
     assert float(scores["alice"]["score"]) == 13.5
     assert float(scores["bob"]["late_submission_penalty"]) > 0 and float(scores["alice"]["late_submission_penalty"]) == 0
+
+
+def test_nbgrader_zero_policy_as_documented(tmp_path):
+    """README: nbgrader's own policy instead of ours, set in nbgrader_config.py: a late
+    notebook loses all its automatic points; written answers graded later still count."""
+    course = make_course_copy(ROOT, tmp_path / "course", with_exercises=True)
+    with (course / "nbgrader_config.py").open("a") as fh:
+        fh.write('\nc.AssignLatePenalties.plugin_class = "nbgrader.plugins.LateSubmissionPlugin"\n'
+                 'c.LateSubmissionPlugin.penalty_method = "zero"\n')
+    nbgrader(["generate_assignment", ASSIGNMENT, "--force"], course)
+    nbgrader(["db", "assignment", "add", ASSIGNMENT, f"--duedate={DUE}"], course)
+    nbgrader(["db", "student", "add", "carol"], course)
+    _submit(course, "carol", perfect_submission(ASSIGNMENT, ROOT), timestamp=A_DAY_AND_AN_HOUR_LATE)
+    done = _grade(course)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "LATE 1 d 1 h (-12)" in _rows(done)["carol"], done.stdout
+    with _gradebook(course) as gb:
+        grade = gb.find_grade(WRITTEN, ASSIGNMENT, ASSIGNMENT, "carol")
+        grade.manual_score, grade.needs_manual_grade = 2.0, False
+        gb.db.commit()
+    done = _grade(course)
+    report = {r["student"]: r for r in csv.DictReader((course / "reports" / f"{ASSIGNMENT}.csv").open(encoding="utf-8"))}
+    assert report["carol"]["total"] == "2", "the hand-graded written answer counts after the zero penalty"
