@@ -103,7 +103,7 @@ timings: $(RUNTIME)
 	$(BIN)/python -m tools.notebook_runs timings
 
 clean:
-	rm -rf _build gradebook.db submitted autograded feedback .pytest_cache
+	rm -rf _build gradebook.db submitted autograded feedback reports downloaded exchange .pytest_cache
 	find . -name __pycache__ -not -path './.venv/*' -prune -exec rm -rf {} +
 
 # The built book on http://127.0.0.1:8000 and a local Jupyter server for its live code

@@ -1,7 +1,10 @@
 """nbgrader configuration for the course. Run nbgrader from the repository root:
 
-    nbgrader generate_assignment 01-text-representations   # solutions/ -> exercises/
-    nbgrader autograde 01-text-representations              # submitted/ -> autograded/
+    nbgrader generate_assignment 01-text-representations --force   # solutions/ -> exercises/ + gradebook
+    python -m autograder grade 01-text-representations              # submitted/ -> autograded/ (sandboxed)
+
+README.md ("For instructors") lists the whole workflow; each setting below is exercised
+by a test in tests/pipeline/ in a throwaway copy of the course.
 """
 import os
 
@@ -27,3 +30,42 @@ c.IgnorePattern.pattern = r"(?i)warning"
 
 # The hidden tests import `course.checks`: the course is installed into the environment
 # (`make book` or `pip install -e .`), so the kernels nbgrader starts find it.
+
+# Late submissions. The due date is the gradebook's (`nbgrader db assignment add ID
+# --duedate="2026-12-01 17:00 UTC"`); the submission time is timestamp.txt (written by
+# `nbgrader submit`/`collect`, or by hand). Each started day late costs 10 % of the
+# notebook's score, up to all of it (autograder/pipeline/late.py). nbgrader computes the
+# penalty when the notebook is autograded, from its automatic points: written answers
+# graded by hand later in formgrader are not reduced.
+c.AssignLatePenalties.plugin_class = "autograder.pipeline.late.DailyLatePenalty"
+c.DailyLatePenalty.fraction_per_day = 0.1
+
+# The exchange (release_assignment -> fetch_assignment -> submit -> collect) for a local
+# JupyterHub-style setup: one folder every user can write, here `exchange/` in the course
+# root unless NBGRADER_EXCHANGE names another (e.g. /srv/nbgrader/exchange on a hub).
+# Students' own nbgrader_config.py needs the same `c.Exchange.root` and
+# `c.CourseDirectory.course_id = "self-attention"`.
+c.Exchange.root = os.environ.get("NBGRADER_EXCHANGE", os.path.join(COURSE_ROOT, "exchange"))
+# Made on first use, so formgrader's and the assignment list's exchange checks pass before
+# the first release (release_assignment then opens it to every user, as nbgrader does).
+try:
+    os.makedirs(c.Exchange.root, exist_ok=True)
+except OSError:
+    pass  # a hub's shared folder that only its administrator may create
+
+# `nbgrader zip_collect ID` from an LMS download put in downloaded/ID/archive/. nbgrader
+# matches this regular expression against each extracted file's full path. COURSE_LMS
+# chooses the download format (default canvas):
+#   canvas  submissions.zip with  <login>_<user id>_<submission id>_<file>.ipynb  (a late
+#           one: <login>_LATE_<user id>_..., a resubmission: <file>-1.ipynb); the student
+#           id is the Canvas login;
+#   moodle  "Download all submissions" with  <Full Name>_<participant id>_assignsubmission_file_/<file>.ipynb
+#           (or the same without the slash, when not downloaded in folders); the student id
+#           is the full name as Moodle writes it (the participant id changes per assignment).
+LMS_FILE_NAMES = {
+    "canvas": r"^.*/(?P<student_id>[^/_]+)(?:_LATE)?_\d+_\d+_(?P<file_id>[^/]+?)(?:-\d+)?\.ipynb$",
+    "moodle": r"^.*/(?P<student_id>[^/_]+)_\d+_assignsubmission_file_/?(?P<file_id>[^/]+)\.ipynb$",
+}
+c.FileNameCollectorPlugin.named_regexp = LMS_FILE_NAMES[os.environ.get("COURSE_LMS", "canvas").lower()]
+# Files under another name are collected too (with a warning): `grade` reports them and grades a
+# lone one under the expected name (see README).

@@ -5,7 +5,11 @@ each student folder ``submitted/<student>/<assignment>/``:
 
 1. ``gradebook.sync_gradebook``  the assignment's cells are in ``gradebook.db`` (run
                                  ``nbgrader generate_assignment`` into a scratch folder
-                                 when they are missing or out of date);
+                                 when they are missing or out of date); a folder that is
+                                 no student of the gradebook is refused unless ``create``
+                                 (nbgrader autograde's ``--create``); a submission whose
+                                 files (``submission.fingerprint``) are unchanged since its
+                                 last grade is kept as graded unless ``force``;
 2. ``submission.prepare``        read each notebook defensively, restore the
                                  instructor's cells and run nbgrader's own sanitising
                                  preprocessors (``sanitize``), and make a private copy
@@ -16,15 +20,20 @@ each student folder ``submitted/<student>/<assignment>/``:
 4. ``gradebook.save``            nbgrader's IgnorePattern, LimitOutput, SaveAutoGrades
                                  and AssignLatePenalties write the gradebook, and the
                                  executed notebook goes to ``autograded/``;
-5. the report                    a per-student table with a reason for every lost point
-                                 (``score.ClassReport``).
+5. the report                    a per-student table read back from the gradebook (late
+                                 submissions, written answers graded by hand or still to
+                                 grade) with a reason for every lost point
+                                 (``score.ClassReport``), also written to reports/.
 
-One bad submission never stops the others. The exit status is non-zero only
-when the grader itself failed (a bug, a broken gradebook, no sandbox).
+One bad submission never stops the others. ``python -m autograder grade`` exits with 0, or 1
+when the grader itself failed (a bug, a broken gradebook) or a student folder was refused,
+or 2 without a sandbox.
 """
 from __future__ import annotations
 
 import concurrent.futures as cf
+import datetime
+import json
 import multiprocessing
 import os
 import shutil
@@ -38,9 +47,11 @@ import nbformat
 from .isolation import Limits, SandboxUnavailable, sandbox_problem, shutdown
 from .pipeline.coursedir import COURSE_ROOT, course_directory, nbgrader_meta, read, source_path
 from .pipeline.execute import NotebookRunner, is_test_cell, split_test_cell
-from .pipeline.gradebook import save, sync_gradebook
+from .pipeline.gradebook import read_scores, save, sync_gradebook
 from .pipeline.score import ClassReport, StudentResult
-from .pipeline.submission import Job, copy_submission_files, prepare, real_submission_folder, students_of
+from .pipeline.submission import Job, copy_submission_files, fingerprint, prepare, real_submission_folder, students_of
+
+MARKER = ".autograder-source"  # autograded/<student>/<assignment>/: what the last grade was made from
 
 
 # --------------------------------------------------------------------------- execution (in worker processes)
@@ -81,6 +92,8 @@ def grade_assignment(
     device: str = "cpu",
     only: list[str] | None = None,
     scheduler: str | None = None,
+    create: bool = False,
+    force: bool = False,
     log=print,
 ) -> ClassReport:
     from nbgrader.api import Gradebook
@@ -101,21 +114,38 @@ def grade_assignment(
     report.warnings += unguarded_test_cells(assignment, root)
     with Gradebook(coursedir.db_url, coursedir.course_id) as gb:
         notebooks = [nb.name for nb in gb.find_assignment(assignment).notebooks]
+        known = {student.id for student in gb.students}
     students = [s for s in students_of(assignment, coursedir) if not only or s in only]
     valid = []
     for s in students:
-        if s.strip() == s and s.isprintable():
+        if not (s.strip() == s and s.isprintable()):
+            report.warnings.append(f"submitted/{s!r}: not a usable student id; skipped")
+        elif s in known:
+            valid.append(s)
+        elif create:
+            with Gradebook(coursedir.db_url, coursedir.course_id) as gb:
+                gb.update_or_create_student(s)
+            report.warnings.append(f"{s}: added to the gradebook as a new student (--create)")
             valid.append(s)
         else:
-            report.warnings.append(f"submitted/{s!r}: not a usable student id; skipped")
+            report.refused.append(s)
     results: dict[str, StudentResult] = {s: StudentResult(s) for s in valid}
+    source_nb = source_path(assignment, root)
+    prints = {s: fingerprint(Path(coursedir.format_path(coursedir.submitted_directory, s, assignment)), source_nb) for s in valid}
+    to_grade = []
+    for s in valid:
+        kept = None if force else _unchanged(coursedir, assignment, s, prints[s])
+        if kept:
+            res = results[s]
+            res.status, res.failures, res.notes, res.kept = kept["status"], [tuple(f) for f in kept["failures"]], kept["notes"], kept["graded"]
+        else:
+            to_grade.append(s)
     with tempfile.TemporaryDirectory(prefix="autograder-class-") as scratch:
         scratch_path = Path(scratch)
         os.chmod(scratch_path, 0o755)
         work: list[Job] = []
-        for s in valid:
+        for s in to_grade:
             with Gradebook(coursedir.db_url, coursedir.course_id) as gb:
-                gb.update_or_create_student(s)
                 src = Path(coursedir.format_path(coursedir.submitted_directory, s, assignment))
                 stamp = src / "timestamp.txt"
                 timestamp = None
@@ -133,10 +163,10 @@ def grade_assignment(
             dest = Path(coursedir.format_path(coursedir.autograded_directory, s, assignment))
             if dest.exists():
                 shutil.rmtree(dest)
-            copy_submission_files(src, dest, list(coursedir.ignore))
+            copy_submission_files(src, dest, list(coursedir.ignore) + [MARKER])  # a student's own marker stays out
             for nbname in notebooks:
                 try:
-                    job = prepare(assignment, s, nbname, root, coursedir, scratch_path / nbname, limits, instructor, release)
+                    job = prepare(assignment, s, nbname, root, coursedir, scratch_path / nbname, limits, instructor, release, notebooks)
                 except Exception as exc:  # noqa: BLE001 - a grader bug on one submission
                     job = Job(s, nbname, None, None, {}, problem=f"grader error while preparing: {exc}", status="grader error")
                     report.grader_errors.append(f"{s}: {traceback.format_exc(limit=3)}")
@@ -176,8 +206,50 @@ def grade_assignment(
                     res.status = "timeout"
                 if any("grading machinery" in r for _, r in res.failures) and res.status == "ok":
                     res.status = "tampering"
+    for s in to_grade:
+        if results[s].status != "grader error":
+            _remember(coursedir, assignment, s, prints[s], results[s])
+    for s in valid:
+        read_scores(coursedir, assignment, s, results[s])
     report.students = [results[s] for s in valid]
     return report
+
+
+def _marker(coursedir, assignment: str, student: str) -> Path:
+    return Path(coursedir.format_path(coursedir.autograded_directory, student, assignment)) / MARKER
+
+
+def _unchanged(coursedir, assignment: str, student: str, print_now: str) -> dict | None:
+    """The last grade's record when the submission is the same as then and the gradebook still
+    holds that grade; else None (grade it)."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    path = _marker(coursedir, assignment, student)
+    try:
+        last = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(last, dict) or last.get("fingerprint") != print_now:
+        return None
+    failures, notes = last.get("failures"), last.get("notes")
+    if not (isinstance(last.get("status"), str) and isinstance(last.get("graded"), str) and isinstance(notes, list)
+            and all(isinstance(n, str) for n in notes) and isinstance(failures, list)
+            and all(isinstance(f, list) and len(f) == 2 and all(isinstance(x, str) for x in f) for f in failures)):
+        return None
+    with Gradebook(coursedir.db_url, coursedir.course_id) as gb:
+        try:
+            gb.find_submission(assignment, student)
+        except MissingEntry:
+            return None
+    return last
+
+
+def _remember(coursedir, assignment: str, student: str, print_now: str, result: StudentResult) -> None:
+    path = _marker(coursedir, assignment, student)
+    if path.parent.is_dir():
+        graded = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+        path.write_text(json.dumps({"fingerprint": print_now, "graded": graded, "status": result.status,
+                                    "failures": result.failures, "notes": result.notes}), encoding="utf-8")
 
 
 def _execute_all(jobs_list: list[Job], limits: Limits, unsafe: bool, device: str, jobs: int, report: ClassReport, log) -> dict:

@@ -74,6 +74,9 @@ def add_commands(sub) -> None:
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="run the grading tasks on this Dask scheduler (tcp://host:8786; `local`: a LocalCluster here)")
     p.add_argument("--student", action="append", help="grade only this student (repeatable)")
+    p.add_argument("--create", action="store_true",
+                   help="add student folders that are not in the gradebook as new students (else they are refused, as with nbgrader)")
+    p.add_argument("--force", action="store_true", help="regrade every submission, also those unchanged since their last grade")
     p.add_argument("--timeout", type=float, default=None, help="seconds per cell (default: nbgrader's Execute.timeout)")
     p.add_argument("--notebook-timeout", type=float, default=None, help="seconds per notebook (default 1800)")
     p.add_argument("--memory", default=None, help="memory cap per submission, e.g. 4G (default)")
@@ -103,7 +106,8 @@ def cmd_grade(args) -> int:
     start = time.monotonic()
     try:
         report = grade_assignment(args.assignment, Path(args.course_root), jobs=max(1, args.jobs), limits=limits,
-                                  unsafe=args.unsafe, device=args.device, only=args.student, scheduler=args.scheduler, log=lambda m: print(m, flush=True))
+                                  unsafe=args.unsafe, device=args.device, only=args.student, scheduler=args.scheduler,
+                                  create=args.create, force=args.force, log=lambda m: print(m, flush=True))
     except SandboxUnavailable as exc:
         print(f"grade: {exc}", file=sys.stderr)
         return 2
@@ -111,10 +115,14 @@ def cmd_grade(args) -> int:
         traceback.print_exc()
         print(f"grade: failed: {exc}", file=sys.stderr)
         return 1
+    kept = sum(1 for s in report.students if s.kept)
     print()
-    print(f"{args.assignment}: {len(report.students)} submission(s) in {time.monotonic() - start:.0f} s")
+    print(f"{args.assignment}: {len(report.students) - kept} submission(s) graded, {kept} unchanged and kept, "
+          f"{len(report.refused)} folder(s) refused, in {time.monotonic() - start:.0f} s")
     print(report.table())
-    return 1 if report.grader_errors else 0
+    written = report.write(Path(args.course_root) / "reports")
+    print("report: " + ", ".join(str(p) for p in written))
+    return 1 if report.grader_errors or report.refused else 0
 
 
 def cmd_feedback(args) -> int:

@@ -51,6 +51,14 @@ def tests(grade_id: str, points: float, visible: str, hidden_checks: list[str]):
     return new_code_cell(source, metadata=_meta(grade_id, grade=True, solution=False, locked=True, points=points))
 
 
+def written_question(grade_id: str, question: str, points: float, rubric: str):
+    """The read-only question of a written answer ``grade_id``, ending with its rubric: graders see
+    it in formgrader above the student's answer (restored from the instructor's copy if a
+    student edited it); the model answer stays in the answer cell of solutions/ only."""
+    text = clean(question) + f"\n\n*Rubric ({points:g} points):* " + clean(rubric)
+    return locked_markdown(f"{grade_id}_question", text)
+
+
 def written(grade_id: str, points: float, model_answer: str):
     """A manually graded answer (formgrader); the model answer is replaced by 'YOUR ANSWER HERE'."""
     return new_markdown_cell(clean(model_answer), metadata=_meta(grade_id, grade=True, solution=True, locked=False, points=points))

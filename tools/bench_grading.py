@@ -143,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
             if kind == "nbgrader":
                 cmd = [py, "-m", "nbgrader", "autograde", a, "--force", "--log-level=ERROR"]
             else:
-                cmd = [py, "-m", "autograder", "grade", a, "--course-root", str(course), *extra]
+                cmd = [py, "-m", "autograder", "grade", a, "--course-root", str(course), "--create", "--force", *extra]
             times[label] = timed(cmd, course)
             print(f"  {label}: {times[label]:.1f} s", flush=True)
 

@@ -10,6 +10,7 @@ nbgrader's preprocessors, and using them where nbgrader has one).
     score.py       points per cell, with a reason for each lost point (one notebook, a class)
     gradebook.py   nbgrader's gradebook: the assignment's cells, and each student's scores
     feedback.py    HTML feedback without the hidden tests
+    late.py        the course's late-submission policy (an nbgrader plugin, chosen in nbgrader_config.py)
 
 The steps reach student code only through the isolation layer's interface
 (``autograder.isolation``) and the hidden checks only through ``autograder.checking``.

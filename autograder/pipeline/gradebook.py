@@ -97,3 +97,36 @@ def save(job, outcome: dict | None, assignment: str, root: Path, coursedir, resu
             if not reason:
                 reason = failure_reason(cell.get("outputs", [])) or ("unanswered" if meta.get("solution") else "failed")
             result.failures.append((meta["grade_id"], reason))
+
+
+def read_scores(coursedir, assignment: str, student: str, result: StudentResult) -> None:
+    """The student's scores as the gradebook holds them now, into ``result``: automatic points
+    (test cells), written answers graded by hand in formgrader (or still to grade), the
+    submission time, how late it was against the due date (with any extension) and the late
+    penalty nbgrader assigned."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    with Gradebook(coursedir.db_url, coursedir.course_id) as gb:
+        try:
+            submission = gb.find_submission(assignment, student)
+        except MissingEntry:
+            return
+        result.score = result.max_score = result.manual_score = result.manual_graded_max = result.manual_max = 0.0
+        result.penalty = result.manual_review = 0.0
+        for notebook in submission.notebooks:
+            result.penalty += float(notebook.late_submission_penalty or 0.0)
+            for grade in notebook.grades:
+                max_points = float(grade.max_score)
+                if grade.cell_type == "code":  # a test cell (an override in formgrader counts)
+                    result.max_score += max_points
+                    result.score += float(grade.score)
+                elif grade.manual_score is None and grade.needs_manual_grade:  # a written answer nobody has graded yet
+                    result.manual_max += max_points
+                else:  # a written answer graded by hand (or unanswered: 0)
+                    result.manual_graded_max += max_points
+                    result.manual_score += float(grade.score)
+                    if grade.needs_manual_grade:  # graded before the submission changed: nbgrader asks for a review
+                        result.manual_review += max_points
+        result.timestamp = submission.timestamp.isoformat(" ") if submission.timestamp else ""
+        result.duedate = submission.duedate.isoformat(" ") if submission.duedate else ""
+        result.seconds_late = float(submission.total_seconds_late)

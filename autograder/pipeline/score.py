@@ -131,6 +131,37 @@ class StudentResult:
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
     cells: dict[str, tuple[float | None, float]] = field(default_factory=dict)  # grade id -> (score, max)
+    manual_score: float = 0.0  # points of written answers graded by hand (from the gradebook)
+    manual_graded_max: float = 0.0  # ... out of
+    timestamp: str = ""  # submission time (timestamp.txt), as the gradebook holds it
+    duedate: str = ""  # the due date, with the student's extension if any
+    seconds_late: float = 0.0
+    penalty: float = 0.0  # late penalty nbgrader assigned (points)
+    manual_review: float = 0.0  # ... of which graded before the submission changed (formgrader: needs review)
+    kept: str = ""  # not regraded: the submission is unchanged since this grading time
+
+    @property
+    def total(self) -> float:
+        return self.score + self.manual_score - self.penalty
+
+    def score_text(self) -> str:
+        text = f"{self.score:g}/{self.max_score:g}"
+        if self.manual_graded_max:
+            text += f" +{self.manual_score:g}/{self.manual_graded_max:g}" + (" (review)" if self.manual_review else "")
+        if self.manual_max:
+            text += f" +{self.manual_max:g} to grade"
+        return text
+
+    def late_text(self) -> str:
+        if self.seconds_late <= 0:
+            return "-"
+        minutes = int(self.seconds_late // 60)
+        days, hours, minutes = minutes // 1440, minutes % 1440 // 60, minutes % 60
+        late = f"{days} d {hours} h" if days else f"{hours} h {minutes} min"
+        return f"LATE {late} (-{self.penalty:g})"
+
+    def why(self) -> str:
+        return "; ".join(f"{gid}: {one_line(reason)}" for gid, reason in self.failures) or "-"
 
 
 @dataclass
@@ -139,23 +170,88 @@ class ClassReport:
     students: list[StudentResult] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     grader_errors: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)  # folders under submitted/ that are no student of the gradebook
 
     def table(self) -> str:
-        width = max([len(s.student) for s in self.students] + [7])
-        lines = [f"{'student':<{width}}  {'score':>12}  {'status':<16}  why points were lost"]
-        for s in self.students:
-            score = f"{s.score:g}/{s.max_score:g}" + (f" +{s.manual_max:g}?" if s.manual_max else "")
-            why = "; ".join(f"{gid}: {one_line(reason)}" for gid, reason in s.failures) or "-"
-            lines.append(f"{one_line(s.student):<{width}}  {score:>12}  {s.status:<16}  {why}")
-            for note in s.notes:
-                lines.append(f"{'':<{width}}  {'':>12}  {'':<16}  note: {one_line(note)}")
+        width = max([len(one_line(s.student)) for s in self.students] + [7])
+        scores = [s.score_text() for s in self.students]
+        swidth = max([len(t) for t in scores] + [12])
+        lates = [s.late_text() for s in self.students]
+        lwidth = max([len(t) for t in lates] + [4])
+        lines = [f"{'student':<{width}}  {'score':>{swidth}}  {'late':<{lwidth}}  {'status':<16}  why points were lost"]
+        for s, score, late in zip(self.students, scores, lates):
+            lines.append(f"{one_line(s.student):<{width}}  {score:>{swidth}}  {late:<{lwidth}}  {s.status:<16}  {s.why()}")
+            for note in s.notes + ([f"unchanged since it was graded at {s.kept}: kept, not regraded (--force regrades)"] if s.kept else []):
+                lines.append(f"{'':<{width}}  {'':>{swidth}}  {'':<{lwidth}}  {'':<16}  note: {one_line(note)}")
         for w in self.warnings:
             lines.append(f"warning: {w}")
+        if self.refused:
+            lines.append(f"REFUSED (not students in the gradebook, not graded): {', '.join(one_line(r) for r in self.refused)}")
+            lines.append("  add them first (`nbgrader db student add ID`, or `nbgrader db student import FILE.csv`), rename a misspelt")
+            lines.append("  folder to the right id, or pass --create to add every new folder as a student (as nbgrader autograde --create)")
         if any(s.manual_max for s in self.students):
-            lines.append("+N?: points of written answers, to be graded by hand in formgrader.")
+            lines.append("+N to grade: points of written answers, to be graded by hand in formgrader (+a/b: already graded).")
+        if any(s.manual_review for s in self.students):
+            lines.append("(review): written answers graded by hand before the submission changed; formgrader marks them for review.")
+        if any(s.seconds_late > 0 for s in self.students):
+            lines.append("LATE: submitted after the due date; (-p): the late penalty in points (nbgrader_config.py).")
         for e in self.grader_errors:
             lines.append(f"GRADER ERROR: {e}")
         return "\n".join(lines)
+
+    COLUMNS = ["student", "status", "auto_score", "auto_max", "written_score", "written_graded_max", "written_to_grade",
+               "submitted", "due", "seconds_late", "late_penalty", "total", "why_points_were_lost", "notes"]
+
+    def rows(self) -> list[dict]:
+        return [{
+            "student": s.student, "status": s.status, "auto_score": f"{s.score:g}", "auto_max": f"{s.max_score:g}",
+            "written_score": f"{s.manual_score:g}", "written_graded_max": f"{s.manual_graded_max:g}", "written_to_grade": f"{s.manual_max:g}",
+            "submitted": s.timestamp, "due": s.duedate, "seconds_late": f"{s.seconds_late:g}", "late_penalty": f"{s.penalty:g}",
+            "total": f"{s.total:g}", "why_points_were_lost": s.why() if s.failures else "",
+            "notes": " | ".join(one_line(n) for n in s.notes + ([f"unchanged since {s.kept}, not regraded"] if s.kept else [])),
+        } for s in self.students]
+
+    def write(self, folder: Path) -> list[Path]:
+        """``folder``/<assignment>.csv (one row per student) and .md (the table, readable)."""
+        import csv
+
+        folder.mkdir(parents=True, exist_ok=True)
+        csv_path, md_path = folder / f"{self.assignment}.csv", folder / f"{self.assignment}.md"
+        with csv_path.open("w", newline="", encoding="utf-8") as fh:
+            writer = csv.DictWriter(fh, fieldnames=self.COLUMNS)
+            writer.writeheader()
+            for row in self.rows():
+                writer.writerow({k: _csv_safe(v) for k, v in row.items()})
+        md = [f"# {self.assignment}: grade report", "",
+              "| student | score | late | status | why points were lost | notes |", "| --- | --- | --- | --- | --- | --- |"]
+        for s, row in zip(self.students, self.rows()):
+            md.append("| " + " | ".join(_md_cell(v) for v in (s.student, s.score_text(), s.late_text(), s.status, row["why_points_were_lost"], row["notes"])) + " |")
+        md.append("")
+        md.append("Score: automatic points, then written answers graded by hand (+a/b) and still to grade in formgrader (+N to grade).")
+        if self.refused:
+            md += ["", "**Refused** (folders under `submitted/` that are no student of the gradebook; not graded): "
+                   + ", ".join(_md_cell(r) for r in self.refused)]
+        for w in self.warnings:
+            md += ["", f"Warning: {_md_cell(w)}"]
+        for e in self.grader_errors:
+            md += ["", f"GRADER ERROR: {_md_cell(e)}"]
+        md_path.write_text("\n".join(md) + "\n", encoding="utf-8")
+        return [csv_path, md_path]
+
+
+def _csv_safe(value: str) -> str:
+    """No formula injection when the CSV is opened in a spreadsheet (student-controlled text)."""
+    value = one_line(value, 2000)
+    return "'" + value if value[:1] in ("=", "+", "-", "@") and not _NUMBER.fullmatch(value) else value
+
+
+_NUMBER = re.compile(r"[-+]?\d+(\.\d+)?(e[-+]?\d+)?")
+
+
+def _md_cell(value: str) -> str:
+    import html
+
+    return html.escape(one_line(value, 500)).replace("|", "\\|")
 
 
 def one_line(text: str, limit: int = 300) -> str:

@@ -75,13 +75,31 @@ def copy_student_files(src: Path, dest: Path, source_dir: Path, ignore: list[str
     return modules, notes
 
 
-def prepare(assignment: str, student: str, notebook: str, root: Path, coursedir, scratch: Path, limits, instructor, release) -> Job:
+def other_notebooks(src_dir: Path, expected: list[str]) -> list[str]:
+    """Notebooks in the submission folder (top level, regular files) under none of the expected names."""
+    if src_dir.is_symlink() or not src_dir.is_dir():
+        return []
+    return sorted(p.name for p in src_dir.glob("*.ipynb") if p.is_file() and not p.is_symlink() and p.stem not in expected)
+
+
+def prepare(assignment: str, student: str, notebook: str, root: Path, coursedir, scratch: Path, limits, instructor, release,
+            expected: list[str] | None = None) -> Job:
+    """The notebook ``<notebook>.ipynb`` made ready to run. The renamed-notebook rule: when it is
+    missing and the folder holds exactly one notebook under another name (none of the
+    assignment's ``expected`` names), that one is graded in its place, with a note naming it;
+    with several, none is graded and the note lists them for the instructor."""
     src_dir = Path(coursedir.format_path(coursedir.submitted_directory, student, assignment))
     path = src_dir / f"{notebook}.ipynb"
     if not real_submission_folder(coursedir, student, assignment):
         return Job(student, notebook, None, None, {}, problem="invalid notebook: the submission folder is a link", status="invalid notebook")
+    renamed = []
     if not path.exists() and not path.is_symlink():
-        return Job(student, notebook, None, None, {}, problem=f"no notebook {notebook}.ipynb was submitted", status="missing")
+        found = other_notebooks(src_dir, expected or [notebook])
+        if len(found) != 1:
+            listed = f"; found {', '.join(found)}: rename the one to grade to {notebook}.ipynb and grade again" if found else ""
+            return Job(student, notebook, None, None, {}, problem=f"no notebook {notebook}.ipynb was submitted{listed}", status="missing")
+        path = src_dir / found[0]
+        renamed = [f"no {notebook}.ipynb; graded {found[0]}, the only other notebook in the folder, in its place"]
     try:
         nb = load_submission(path)
     except InvalidNotebook as exc:
@@ -91,7 +109,7 @@ def prepare(assignment: str, student: str, notebook: str, root: Path, coursedir,
     files = scratch / student
     files.mkdir(parents=True)
     modules, file_notes = copy_student_files(src_dir, files, source_path(assignment, root).parent, list(coursedir.ignore), limits.scratch // 2)
-    return Job(student, notebook, nbformat.writes(merged), str(files), modules, notes=notes + file_notes, label=f"{root}:{student}")
+    return Job(student, notebook, nbformat.writes(merged), str(files), modules, notes=renamed + notes + file_notes, label=f"{root}:{student}")
 
 
 def real_submission_folder(coursedir, student: str, assignment: str) -> bool:
@@ -99,6 +117,33 @@ def real_submission_folder(coursedir, student: str, assignment: str) -> bool:
     base = os.path.realpath(Path(coursedir.root) / coursedir.submitted_directory)
     src = Path(coursedir.format_path(coursedir.submitted_directory, student, assignment))
     return src.is_dir() and os.path.realpath(src) == os.path.join(base, student, assignment)
+
+
+def fingerprint(src: Path, instructor_notebook: Path) -> str:
+    """What a grade depends on: the instructor's notebook and every regular file of the
+    submission (names, sizes, contents; timestamp.txt included). Equal fingerprints: the
+    last grade still stands."""
+    import hashlib
+
+    digest = hashlib.sha256(instructor_notebook.read_bytes())
+    seen = 0
+    if src.is_dir() and not src.is_symlink():
+        for dirpath, dirnames, filenames in os.walk(src, followlinks=False):
+            dirnames.sort()
+            for name in sorted(filenames):
+                seen += 1
+                if seen > 4 * MAX_FILES:  # bounded work: beyond this, names only
+                    digest.update(f"name {Path(dirpath, name).relative_to(src)}\n".encode("utf-8", "replace"))
+                    continue
+                path = Path(dirpath) / name
+                if path.is_symlink() or not path.is_file():
+                    digest.update(f"link or special {path.relative_to(src)}\n".encode("utf-8", "replace"))
+                    continue
+                digest.update(f"{path.relative_to(src)}\0{path.stat().st_size}\0".encode("utf-8", "replace"))
+                with path.open("rb") as fh:
+                    for block in iter(lambda: fh.read(1 << 20), b""):
+                        digest.update(block)
+    return digest.hexdigest()
 
 
 def copy_submission_files(src: Path, dest: Path, ignore: list[str]) -> None:

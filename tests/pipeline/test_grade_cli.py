@@ -37,7 +37,7 @@ def course(tmp_path_factory):
         folder = course / "submitted" / student / ASSIGNMENT
         folder.mkdir(parents=True)
         nbformat.write(nb, str(folder / f"{ASSIGNMENT}.ipynb"))
-    done = _grade(course, "--jobs", "2")
+    done = _grade(course, "--jobs", "2", "--create")
     return course, done
 
 

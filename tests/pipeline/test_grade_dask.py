@@ -40,7 +40,7 @@ def graded(tmp_path_factory):
         shutil.copytree(ROOT / "exercises", course / "exercises")
         write_class(course, students)
         kwargs = {"scheduler": "local"} if how == "dask" else {"jobs": 2}
-        reports[how] = grade_assignment(ASSIGNMENT, course, limits=Limits(**vars(limits)), log=lambda m: None, **kwargs)
+        reports[how] = grade_assignment(ASSIGNMENT, course, limits=Limits(**vars(limits)), create=True, log=lambda m: None, **kwargs)
     time.sleep(1.0)
     return reports, students, marker_processes(marker, str(base))
 

@@ -138,7 +138,7 @@ def classroom(tmp_path_factory):
     limits = Limits(cell_timeout=CELL_TIMEOUT, interrupt_grace=2.0, notebook_timeout=240.0, memory=MEMORY)
     start = time.monotonic()
     try:
-        report = grade_assignment(ASSIGNMENT, course, jobs=2, limits=limits, log=lambda m: None)
+        report = grade_assignment(ASSIGNMENT, course, jobs=2, limits=limits, create=True, log=lambda m: None)
     finally:
         seconds = time.monotonic() - start
         listener.close()

@@ -10,9 +10,10 @@ from pathlib import Path
 COPIED = ["solutions", "nbgrader_config.py"]  # the course packages are installed (make test)
 
 
-def make_course_copy(root: Path, dest: Path) -> Path:
+def make_course_copy(root: Path, dest: Path, with_exercises: bool = False) -> Path:
+    """solutions/ and nbgrader_config.py (and exercises/, as a checkout has it, when asked)."""
     dest.mkdir(parents=True, exist_ok=True)
-    for name in COPIED:
+    for name in COPIED + (["exercises"] if with_exercises else []):
         src = root / name
         if src.is_dir():
             shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"))
