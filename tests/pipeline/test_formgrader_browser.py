@@ -65,7 +65,7 @@ def course(tmp_path_factory):
     folder = course / "submitted" / STUDENT / ASSIGNMENT
     folder.mkdir(parents=True)
     nbformat.write(nb, str(folder / f"{ASSIGNMENT}.ipynb"))
-    done = run([sys.executable, "-m", "autograder", "grade", ASSIGNMENT, "--course-root", str(course)], course, timeout=600)
+    done = run([sys.executable, "-m", "autograder", "grade", ASSIGNMENT, "--course-root", str(course), "--create"], course, timeout=600)
     assert done.returncode == 0, f"grading failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     return course
 
