@@ -10,3 +10,10 @@
 # own scripts and nothing inline: no student script, event handler or javascript: link runs
 # (autograder/formgrader_csp.py). The other extensions (nbgrader's among them) stay enabled.
 c.ServerApp.jpserver_extensions.update({"autograder.formgrader_csp": True})
+
+# This is the formgrader server: nbgrader_config.py then turns formgrader's Autograde button
+# into a refusal that names the sandboxed command (`python -m autograder grade`), since the
+# button would run students' code unsandboxed inside this server.
+import os  # noqa: E402
+
+os.environ["AUTOGRADER_FORMGRADER"] = "1"

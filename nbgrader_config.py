@@ -69,3 +69,17 @@ LMS_FILE_NAMES = {
 c.FileNameCollectorPlugin.named_regexp = LMS_FILE_NAMES[os.environ.get("COURSE_LMS", "canvas").lower()]
 # Files under another name are collected too (with a warning): `grade` reports them and grades a
 # lone one under the expected name (see README).
+
+# Formgrader's buttons (autograder/pipeline/formgrader.py). "Generate Feedback" gives the
+# same pages as `python -m autograder feedback`: no hidden tests, no check machinery in
+# tracebacks, student markdown made inert. "Autograde" on the formgrader server (started
+# with `jupyter lab --config=jupyter_server_config.py`, which sets AUTOGRADER_FORMGRADER)
+# refuses before touching anything and names the sandboxed command to run instead; plain
+# `nbgrader autograde` on the command line is unchanged.
+from autograder.pipeline.formgrader import HiddenTestsRemoved, SandboxedGradingOnly  # noqa: E402
+from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor  # noqa: E402
+from nbgrader.preprocessors import GetGrades  # noqa: E402
+
+c.GenerateFeedback.preprocessors = [HiddenTestsRemoved, GetGrades, CSSHTMLHeaderPreprocessor]
+if os.environ.get("AUTOGRADER_FORMGRADER") == "1":
+    c.Autograde.exporter_class = SandboxedGradingOnly

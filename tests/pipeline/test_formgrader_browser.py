@@ -279,3 +279,44 @@ def test_feedback_page_has_no_live_link(course, browser):
     for name, link in links.items():
         seen = click_and_watch(browser, link)
         assert seen is None, f"clicking {name!r} in the feedback page ran a script: {seen}"
+
+
+def _api_post(server, path: str) -> dict:
+    """POST to formgrader's HTTP API, as its buttons do (token-authenticated)."""
+    import json
+
+    request = urllib.request.Request(f"{server['url']}formgrader/api/{path}", data=b"", method="POST",
+                                     headers={"Authorization": f"token {server['token']}"})
+    with urllib.request.urlopen(request, timeout=600) as response:
+        return json.loads(response.read())
+
+
+def test_formgrader_generate_feedback_keeps_hidden_tests_hidden(course, server):
+    """Formgrader's "Generate Feedback" gives the pages `python -m autograder feedback` gives:
+    the graded notebook holds the hidden tests (so a plain nbgrader feedback would show them),
+    the page made by the button does not."""
+    graded = (course / "autograded" / STUDENT / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_text(encoding="utf-8")
+    assert "BEGIN HIDDEN TESTS" in graded and "run_check(" in graded, "the control: the graded notebook holds hidden tests"
+    result = _api_post(server, f"assignment/{ASSIGNMENT}/{STUDENT}/generate_feedback")
+    assert result.get("success"), result
+    html = (course / "feedback" / STUDENT / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text(encoding="utf-8")
+    for secret in ("BEGIN HIDDEN TESTS", "run_check(", "course.checks"):
+        assert secret not in html, f"formgrader's feedback shows {secret!r}"
+    assert 'href="#javascript:alert(document.domain)"' in html, "the student's link is shown, going nowhere"
+    import html as html_lib
+    import re
+
+    text = html_lib.unescape(re.sub(r"<[^>]+>", "", html))
+    assert "row k has its 1 at column ids[k]" in text, "the visible asserts (and their messages) are still shown"
+
+
+def test_formgrader_autograde_refuses_and_names_the_sandboxed_command(course, server):
+    """Formgrader's "Autograde" would run the student's code unsandboxed in the server: it is
+    refused before any file is touched, with the command to run instead."""
+    graded = course / "autograded" / STUDENT / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    before = graded.read_bytes()
+    result = _api_post(server, f"submission/{ASSIGNMENT}/{STUDENT}/autograde")
+    assert result.get("success") is False, result
+    said = result.get("error", "") + result.get("log", "")
+    assert f"python -m autograder grade {ASSIGNMENT} --student {STUDENT} --force" in said, said[-2000:]
+    assert graded.read_bytes() == before, "the refused autograde changed the graded notebook"

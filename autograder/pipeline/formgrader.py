@@ -1,0 +1,52 @@
+"""What formgrader's buttons do in this course (set in ``nbgrader_config.py``).
+
+* **Generate Feedback** runs nbgrader's ``GenerateFeedback`` converter. Its first
+  preprocessor here is :class:`HiddenTestsRemoved`, which prepares each notebook exactly
+  as ``python -m autograder feedback`` does: hidden-test regions cut out, check machinery
+  dropped from tracebacks, outputs cut to text and images, and the student's markdown and
+  HTML made inert. The button and the command give the same pages.
+* **Autograde** (per submission) would run ``nbgrader autograde`` inside the Jupyter
+  server, so the student's code would run unsandboxed, as the instructor, with the
+  instructor's files. On the formgrader server (started with the course's
+  ``jupyter_server_config.py``), the converter's exporter is :class:`SandboxedGradingOnly`,
+  which refuses before anything is touched (nbgrader with ``force`` would first delete the
+  submission's ``autograded/`` folder) and says what to run instead. Plain ``nbgrader
+  autograde`` on the command line is unchanged, for trusted notebooks.
+"""
+from __future__ import annotations
+
+from nbconvert.exporters import NotebookExporter
+from nbconvert.preprocessors import Preprocessor
+from traitlets import Bool
+
+from .feedback import strip_hidden_tests
+from .sanitize import neutralize_html
+
+REFUSAL = (
+    "Autograde from formgrader is turned off in this course: it would run the student's code "
+    "without a sandbox, inside this Jupyter server. Grade with the sandboxed grader from the "
+    "course root instead:  python -m autograder grade {assignment} --student {student} --force  "
+    "(then reload this page). Nothing was changed."
+)
+
+
+class HiddenTestsRemoved(Preprocessor):
+    """nbgrader's GenerateFeedback, prepared as ``python -m autograder feedback`` prepares it."""
+
+    enabled = Bool(True)
+
+    def preprocess(self, nb, resources):
+        nb = strip_hidden_tests(nb)
+        neutralize_html(nb)
+        return nb, resources
+
+
+class SandboxedGradingOnly(NotebookExporter):
+    """An exporter that refuses to exist: nbgrader's Autograde makes it before it touches any
+    file, so formgrader's Autograde button stops there with :data:`REFUSAL` as its error."""
+
+    def __init__(self, *args, **kwargs):
+        parent = kwargs.get("parent")
+        coursedir = getattr(parent, "coursedir", None)
+        raise RuntimeError(REFUSAL.format(assignment=getattr(coursedir, "assignment_id", "ASSIGNMENT") or "ASSIGNMENT",
+                                          student=getattr(coursedir, "student_id", "STUDENT") or "STUDENT"))
