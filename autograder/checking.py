@@ -57,6 +57,30 @@ class Check:
     description: str = ""
 
 
+@dataclass(frozen=True)
+class Clause:
+    """One verifiable sentence of an exercise's contract, and the checks that grade it.
+
+    ``id`` is ``"<assignment>.<target>.<slug>"`` (e.g. ``"03.softmax.unchanged"``) and is
+    normally also the name of the one check that grades it; ``checks`` defaults to that.
+    ``target`` is the contract name the sentence is about; ``text`` is what the student
+    reads in the notebook's "What the hidden checks grade" cell (Markdown, one sentence).
+    Each checks module lists its clauses in ``CLAUSES``; tests/course/test_clauses.py
+    requires every check to grade a clause and every clause a mutant only its checks catch.
+    """
+
+    id: str
+    target: str
+    text: str
+    checks: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        if not self.checks:
+            object.__setattr__(self, "checks", (self.id,))
+        elif isinstance(self.checks, str):
+            object.__setattr__(self, "checks", (self.checks,))
+
+
 REGISTRY: dict[str, Check] = {}
 
 # The course's checks: a package of ``chNN_<name>.py`` modules that register themselves with
@@ -111,6 +135,15 @@ def contract(assignment_prefix: str) -> list[str]:
         mod = importlib.import_module(module)
         if getattr(mod, "ASSIGNMENT", None) == assignment_prefix:
             return list(mod.CONTRACT)
+    return []
+
+
+def clauses(assignment_prefix: str) -> list[Clause]:
+    """The contract of an assignment as clauses (``CLAUSES`` in its checks module)."""
+    for module in check_modules():
+        mod = importlib.import_module(module)
+        if getattr(mod, "ASSIGNMENT", None) == assignment_prefix:
+            return list(getattr(mod, "CLAUSES", []))
     return []
 
 

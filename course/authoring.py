@@ -109,3 +109,33 @@ print(f"torch {torch.__version__} on {device}")
 
 def setup_cell():
     return locked_code("setup", SETUP_SOURCE)
+
+
+# ---------------------------------------------------------------------------- graded clauses
+CLAUSES_GRADE_ID = "graded_clauses"
+
+
+def render_clauses(assignment_prefix: str) -> str:
+    """The "What the hidden checks grade" cell of an assignment: its ``CLAUSES``, grouped by the
+    function or class they are about, in contract order. A failing hidden check names its clause."""
+    from course.checks import clauses, contract
+
+    table = clauses(assignment_prefix)
+    order = {name: i for i, name in enumerate(contract(assignment_prefix))}
+    lines = [
+        "## What the hidden checks grade",
+        "",
+        "Each line below is one clause of this exercise's contract, and each is graded by a hidden",
+        "check of the same name. A failing check names its clause, so a message like",
+        f"`[check {table[0].id if table else assignment_prefix + '.name.clause'}, seed …]` points to the sentence here.",
+        "Nothing that is not written here (or in a function's instructions) is graded.",
+    ]
+    for target in sorted({c.target for c in table}, key=lambda t: order.get(t, len(order))):
+        lines += ["", f"**`{target}`**", ""]
+        lines += [f"- `{c.id}`: {c.text}" for c in table if c.target == target]
+    return "\n".join(lines)
+
+
+def clauses_cell(assignment_prefix: str):
+    """The read-only "What the hidden checks grade" markdown cell (see ``render_clauses``)."""
+    return locked_markdown(CLAUSES_GRADE_ID, render_clauses(assignment_prefix))

@@ -1,11 +1,13 @@
 """Hidden tests for every assignment, as named checks (see ``autograder.checking`` for the framework)."""
 from autograder.checking import (  # noqa: F401
     Check,
+    Clause,
     CheckFailure,
     Context,
     LocalContext,
     check,
     checks_for,
+    clauses,
     contract,
     course_device,
     describe,
