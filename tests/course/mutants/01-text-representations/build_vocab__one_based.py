@@ -1,4 +1,7 @@
-"""build_vocab: ids start at 1."""
+"""build_vocab: ids start at 1.
+
+Breaks: 01.build_vocab.values
+"""
 def build_vocab(tokens):
     vocab = {}
     for t in tokens:

@@ -1,4 +1,7 @@
-"""cbow_examples: skips centres whose window does not fit inside the sentence."""
+"""cbow_examples: skips centres whose window does not fit inside the sentence.
+
+Breaks: 01.cbow_examples.values
+"""
 def cbow_examples(ids, window):
     out = []
     for i in range(window, len(ids) - window):

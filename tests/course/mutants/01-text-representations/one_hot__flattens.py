@@ -1,4 +1,7 @@
-"""one_hot: flattens batched ids to (numel, V)."""
+"""one_hot: flattens batched ids to (numel, V).
+
+Breaks: 01.one_hot.values
+"""
 def one_hot(ids, vocab_size):
     if ids.numel() and (ids.min() < 0 or ids.max() >= vocab_size):
         raise ValueError("id out of range")

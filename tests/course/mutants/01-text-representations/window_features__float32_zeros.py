@@ -1,4 +1,7 @@
-"""window_features: builds the zero padding as float32 on the default device (dtype not kept)."""
+"""window_features: builds the zero padding as float32 on the default device (dtype not kept).
+
+Breaks: 01.window_features.dtype
+"""
 def window_features(X, window):
     N, D = X.shape
     zeros = torch.zeros(window, D)

@@ -1,4 +1,7 @@
-"""window_features: flattens (N, D, 2w+1) without the transpose, interleaving features."""
+"""window_features: flattens (N, D, 2w+1) without the transpose, interleaving features.
+
+Breaks: 01.window_features.values
+"""
 def window_features(X, window):
     N, D = X.shape
     zeros = X.new_zeros(window, D)

@@ -1,4 +1,7 @@
-"""window_features: concatenates the neighbours right-to-left (X[i+w] first)."""
+"""window_features: concatenates the neighbours right-to-left (X[i+w] first).
+
+Breaks: 01.window_features.values
+"""
 def window_features(X, window):
     N, D = X.shape
     zeros = X.new_zeros(window, D)
