@@ -1,4 +1,7 @@
-"""most_similar: ranks by cosine similarity instead of the dot product."""
+"""most_similar: ranks by cosine similarity instead of the dot product.
+
+Breaks: 02.most_similar.values
+"""
 def most_similar(X, i):
     unit = X / X.norm(dim=-1, keepdim=True)
     scores = unit @ unit[i]
