@@ -321,16 +321,28 @@ def sgns_unchanged(ctx):
 
 @check(f"{A}.sgns_loss.gradients", "sgns_loss")
 def sgns_gradients(ctx):
-    """backward() of the summed losses reaches every input with a finite, non-zero gradient."""
+    """backward() of the summed losses reaches every input with a finite, non-zero gradient.
+
+    The tensors are made, differentiated and read where the student's code runs (through
+    ``ctx.method`` / ``ctx.attr``), so this also holds in the sandboxed grader."""
     lead, k, d = (5,), 3, 4
     c, o, n = _sgns_inputs(ctx, lead, k, d)
-    leaves = [t.clone().requires_grad_(True) for t in (c, o, n)]
-    got = ctx.call("sgns_loss", *[leaf * 1.0 for leaf in leaves])  # non-leaf inputs, as inside a model
-    if type(got) is not torch.Tensor or not got.requires_grad:
+    probe = ctx.call("sgns_loss", c.clone(), o.clone(), n.clone())
+    if type(probe) is not torch.Tensor:
+        ctx.fail("the loss is differentiable", f"expected a tensor, got {describe(probe)}", _describe3(c, o, n))
+    leaves, inputs = [], []
+    for t in (c, o, n):
+        leaf = ctx.method(probe, "new_tensor", t.tolist())  # a fresh tensor (dtype, device of the loss) beside the student's code
+        leaf = ctx.method(leaf, "requires_grad_", True)
+        leaves.append(leaf)
+        inputs.append(ctx.method(leaf, "mul", 1.0))  # non-leaf inputs, as inside a model
+    got = ctx.call("sgns_loss", *inputs)
+    if type(got) is not torch.Tensor or not ctx.attr(got, "requires_grad"):
         ctx.fail("the loss is differentiable", "the result does not require grad (was it detached, or built from Python numbers?)", _describe3(c, o, n))
-    torch.Tensor.sum(got).backward()
+    total = ctx.method(got, "sum")
+    ctx.method(total, "backward")
     for name, leaf in zip(("centre", "context", "negatives"), leaves):
-        g = leaf.grad
-        if g is None or not bool(torch.isfinite(g).all()) or not bool((g != 0).any()):
+        g = ctx.attr(leaf, "grad")
+        if type(g) is not torch.Tensor or not bool(torch.isfinite(g).all()) or not bool((g != 0).any()):
             what = "no gradient" if g is None else "a zero or non-finite gradient"
             ctx.fail("the gradient reaches centre, context and negatives", f"{what} reached {name}", _describe3(c, o, n))

@@ -365,9 +365,10 @@ def _other_beats_self(X, i):
 @check(f"{A}.most_similar.values", "most_similar")
 def most_similar_values(ctx):
     """The j != i with the largest dot product with row i, as a Python int (random matrices where row i is not the longest and some score is positive)."""
-    for n, d in [(5, 3), (8, 4), (12, 6), (2, 3), (6, 2)]:
+    for n, d in [(5, 3), (8, 4), (12, 6), (2, 3), (6, 2), (7, 3), (9, 2), (10, 5)]:
         for attempt in range(20):
-            X = ctx.randn(n, d)
+            lengths = (0.2 + 3 * torch.rand(n, 1, generator=ctx.gen)).to(ctx.device)  # lengths matter for a dot product
+            X = ctx.randn(n, d) * lengths
             i = ctx.randrange(0, n)
             X[i] = X[i] * 0.3  # row i short: its own score does not win
             if _other_beats_self(X, i):
@@ -429,11 +430,12 @@ def most_similar_unchanged(ctx):
 
 # ---------------------------------------------------------------- subspace_projection
 def _basis(ctx, k, d, dtype=torch.float32):
-    """K linearly independent, clearly non-orthogonal rows of different lengths."""
-    R = torch.randn(k, d, generator=ctx.gen, dtype=torch.float64)
-    mix = torch.eye(k, dtype=torch.float64) + 0.7 * torch.triu(torch.ones(k, k, dtype=torch.float64), 1)
+    """K linearly independent, clearly non-orthogonal rows of different lengths, well conditioned
+    (condition number a few units: float32 answers are then accurate to about 1e-5)."""
+    Qm, _ = torch.linalg.qr(torch.randn(d, k, generator=ctx.gen, dtype=torch.float64))  # (D, K) orthonormal columns
+    mix = torch.eye(k, dtype=torch.float64) + 0.6 * torch.triu(torch.ones(k, k, dtype=torch.float64), 1)
+    B = mix @ Qm.T  # (K, D): rows lean on each other (not perpendicular)
     lengths = 0.5 + 2.5 * torch.rand(k, 1, generator=ctx.gen, dtype=torch.float64)
-    B = mix @ R
     B = B / B.norm(dim=-1, keepdim=True) * lengths
     return B.to(dtype).to(ctx.device)
 
