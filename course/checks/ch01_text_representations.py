@@ -11,7 +11,7 @@ Each clause of ``CLAUSES`` is graded by the check of the same name.
 import torch
 import torch.nn.functional as F
 
-from autograder.checking import Clause, StudentCodeError, check, describe, expect_equal, expect_tensor
+from autograder.checking import Clause, check, describe, expect_equal, expect_tensor
 
 A = ASSIGNMENT = "01"
 CONTRACT = ["build_vocab", "one_hot", "skipgram_pairs", "cbow_examples", "window_features", "sgns_loss"]
@@ -28,10 +28,10 @@ CLAUSES = [
     Clause("01.one_hot.builtin", "one_hot", "does not call `torch.nn.functional.one_hot`."),
     Clause("01.skipgram_pairs.values", "skipgram_pairs", "`skipgram_pairs(ids, window)` returns a list of tuples `(ids[i], ids[j])`, centres `i` in order and for each the positions `j != i` with `|i - j| <= window` inside the sequence in increasing order, for any `window >= 0` (window 0 gives no pairs; a window longer than the sequence stops at its ends)."),
     Clause("01.cbow_examples.values", "cbow_examples", "`cbow_examples(ids, window)` returns a list with one tuple `(context, ids[i])` per position `i` in order, `context` the list of the ids at positions `j != i` with `|i - j| <= window` inside the sequence in increasing order, for any `window >= 0`."),
-    Clause("01.window_features.values", "window_features", "`window_features(X, window)` for `X` of shape `(N, D)` has shape `(N, (2*window+1)*D)`; row `i` is `X[i-window], ..., X[i+window]` concatenated, with zero vectors at positions outside the sequence, for any `window >= 0` (window 0 gives `X`; a window wider than the sequence is allowed)."),
+    Clause("01.window_features.values", "window_features", "`window_features(X, window)` for `X` of shape `(N, D)` has shape `(N, (2*window+1)*D)`; row `i` is `X[i-window], ..., X[i+window]` concatenated, with zero vectors at positions outside the sequence, for any `window >= 0` (window 0 gives `X`; a window wider than the sequence is allowed), on the device of `X`."),
     Clause("01.window_features.dtype", "window_features", "the result has the dtype of `X` (`float64` stays `float64`)."),
     Clause("01.window_features.unchanged", "window_features", "leaves `X` unchanged."),
-    Clause("01.sgns_loss.values", "sgns_loss", "`sgns_loss(centre, context, negatives)` with shapes `(..., D)`, `(..., D)`, `(..., K, D)` returns one loss per example, shape `(...)`, equal to $-\\log\\sigma(u_o \\cdot v_c) - \\sum_{k=1}^{K} \\log\\sigma(-u_k \\cdot v_c)$, for any number of leading dimensions (none included) and any `K >= 1`."),
+    Clause("01.sgns_loss.values", "sgns_loss", "`sgns_loss(centre, context, negatives)` with shapes `(..., D)`, `(..., D)`, `(..., K, D)` returns one loss per example, shape `(...)`, equal to $-\\log\\sigma(u_o \\cdot v_c) - \\sum_{k=1}^{K} \\log\\sigma(-u_k \\cdot v_c)$, for any number of leading dimensions (none included) and any `K >= 1`, on the inputs' device."),
     Clause("01.sgns_loss.stable", "sgns_loss", "is finite for scores as large as a few hundred in absolute value, in `float32`."),
     Clause("01.sgns_loss.dtype", "sgns_loss", "the result has the dtype of the inputs (`float64` stays `float64`)."),
     Clause("01.sgns_loss.unchanged", "sgns_loss", "leaves `centre`, `context` and `negatives` unchanged."),
@@ -55,25 +55,6 @@ def _vocab_truth(tokens):
 def _as_dict(got):
     """Any dict subclass (OrderedDict, defaultdict, ...) is a dict: compare it as a plain one."""
     return dict(got) if isinstance(got, dict) else got
-
-
-def probe_device(ctx, name, *args, **kwargs):
-    """The framework's ``ctx.probe_device`` where it exists; else the same idea here: call
-    ``name`` with ``meta`` copies of the tensor arguments and fail only when a tensor comes
-    back on another device (an operation that cannot run on ``meta`` is inconclusive)."""
-    framework = getattr(ctx, "probe_device", None)
-    if framework is not None:
-        return framework(name, *args, **kwargs)
-    meta = [a.detach().to("meta") if isinstance(a, torch.Tensor) else a for a in args]
-    try:
-        got = ctx.call(name, *meta, **kwargs)
-    except (StudentCodeError, RuntimeError, NotImplementedError, TypeError, ValueError, IndexError):
-        return None
-    outs = got if isinstance(got, (tuple, list)) else [got]
-    for out in outs:
-        if isinstance(out, torch.Tensor) and out.device.type != "meta":
-            ctx.fail("the result stays on the input's device", f"for inputs on the 'meta' device {name} returned a tensor on {out.device}", ", ".join(describe(a) for a in args))
-    return got
 
 
 # ---------------------------------------------------------------- build_vocab
