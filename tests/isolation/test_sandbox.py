@@ -259,7 +259,7 @@ def test_refuses_without_a_sandbox(monkeypatch, tmp_path):
     with pytest.raises(SandboxUnavailable, match="--unsafe"):
         check_notebook(nb, "01-text-representations")
     report = check_notebook(nb, "01-text-representations", unsafe=True)  # explicit: runs without isolation
-    assert report.auto_max == 12 and report.auto_score == 0
+    assert report.auto_max == 16 and report.auto_score == 0
 
 
 def test_seccomp_program_shape():

@@ -37,14 +37,14 @@ def notebooks(tmp_path_factory):
 def test_check_full_marks_exits_zero(notebooks):
     done = _check(notebooks["perfect"])
     assert done.returncode == 0, done.stdout + done.stderr
-    assert any(l.startswith("total (automatic)") and l.split()[-1] == "12/12" for l in done.stdout.splitlines()), done.stdout
+    assert any(l.startswith("total (automatic)") and l.split()[-1] == "16/16" for l in done.stdout.splitlines()), done.stdout
     assert "graded by hand" in done.stdout, "the written question is listed as graded by hand"
 
 
 def test_check_untouched_scores_zero_and_fails(notebooks):
     done = _check(notebooks["untouched"])
     assert done.returncode == 1
-    assert "0/12" in done.stdout and "NotImplementedError" in done.stdout, done.stdout
+    assert "0/16" in done.stdout and "NotImplementedError" in done.stdout, done.stdout
 
 
 def test_check_names_the_failed_property(notebooks):
@@ -81,7 +81,7 @@ def test_check_judges_the_notebook_not_unrelated_files_next_to_it(tmp_path):
     nbformat.write(nb, str(path))
     (path.parent / "scratch_helper.py").write_text("exec('x = 1')\n")
     done = _check(path)
-    assert done.returncode == 0 and "12/12" in done.stdout, done.stdout + done.stderr
+    assert done.returncode == 0 and "16/16" in done.stdout, done.stdout + done.stderr
     nb.cells.insert(1, nbformat.v4.new_code_cell("import scratch_helper"))
     nbformat.write(nb, str(path))
     done = _check(path)

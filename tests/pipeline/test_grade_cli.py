@@ -45,8 +45,8 @@ def test_grade_prints_a_table_and_exits_zero(course):
     course, done = course
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     lines = {line.split()[0]: line for line in done.stdout.splitlines() if line.split() and line.split()[0] in ("ada", "bob")}
-    assert "12/12" in lines["ada"] and "ok" in lines["ada"], done.stdout
-    assert "9/12" in lines["bob"] and "test_one_hot_values" in lines["bob"], done.stdout
+    assert "16/16" in lines["ada"] and "ok" in lines["ada"], done.stdout
+    assert "13/16" in lines["bob"] and "test_one_hot_values" in lines["bob"], done.stdout
     assert (course / "autograded" / "ada" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").is_file()
 
 
@@ -56,7 +56,7 @@ def test_nbgrader_export_reads_the_gradebook(course, tmp_path):
     done = run([sys.executable, "-m", "nbgrader", "export", "--to", str(out)], course)
     assert done.returncode == 0, done.stderr
     scores = {r["student_id"]: float(r["score"]) for r in csv.DictReader(out.open())}
-    assert scores == {"ada": 12.0, "bob": 9.0}
+    assert scores == {"ada": 16.0, "bob": 13.0}
 
 
 def test_feedback_command(course):
@@ -77,4 +77,4 @@ def test_refuses_without_a_sandbox_unless_unsafe(course):
     done = _grade(course, "--student", "ada", "--unsafe", env_path=bare_path)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert "WARNING: --unsafe" in done.stderr
-    assert "12/12" in done.stdout
+    assert "16/16" in done.stdout

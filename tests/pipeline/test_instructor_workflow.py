@@ -31,7 +31,7 @@ from tests.support.studentwork import perfect_submission
 
 DUE = "2026-11-01 17:00:00 UTC"
 ON_TIME = "2026-11-01 16:59:00.000000 UTC"
-A_DAY_AND_AN_HOUR_LATE = "2026-11-02 18:00:00.000000 UTC"  # two started days: -20 % of 12 automatic points
+A_DAY_AND_AN_HOUR_LATE = "2026-11-02 18:00:00.000000 UTC"  # two started days: -20 % of 16 automatic points
 WRITTEN = "written_window"  # the assignment's written answer, 2 points
 
 
@@ -106,18 +106,18 @@ def test_grade_refuses_unknown_folders_and_marks_late_and_renamed(course):
     assert not (course / "autograded" / "alcie").exists()
     with _gradebook(course) as gb:
         assert "alcie" not in {s.id for s in gb.students}
-    assert "12/12 +2 to grade" in rows["alice"] and " ok " in rows["alice"] and "LATE" not in rows["alice"], rows
-    assert "9/12 +2 to grade" in rows["bob"] and "test_one_hot_values" in rows["bob"], rows
+    assert "16/16 +2 to grade" in rows["alice"] and " ok " in rows["alice"] and "LATE" not in rows["alice"], rows
+    assert "13/16 +2 to grade" in rows["bob"] and "test_one_hot_values" in rows["bob"], rows
     assert f"graded {ASSIGNMENT}-Copy1.ipynb" in rows["bob"], rows
     assert (course / "autograded" / "bob" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").is_file()
-    assert "LATE 1 d 1 h (-2.4)" in rows["carol"], rows
+    assert "LATE 1 d 1 h (-3.2)" in rows["carol"], rows
     assert "missing" in rows["dave"] and "found draft.ipynb, final.ipynb" in rows["dave"], rows
     report = {r["student"]: r for r in csv.DictReader((course / "reports" / f"{ASSIGNMENT}.csv").open(encoding="utf-8"))}
     assert set(report) == {"alice", "bob", "carol", "dave"}
     assert (report["carol"]["late_penalty"], report["carol"]["total"], report["carol"]["seconds_late"]) == ("2.4", "9.6", str(25 * 3600))
-    assert report["alice"]["written_to_grade"] == "2" and report["alice"]["total"] == "12"
+    assert report["alice"]["written_to_grade"] == "2" and report["alice"]["total"] == "16"
     markdown = (course / "reports" / f"{ASSIGNMENT}.md").read_text(encoding="utf-8")
-    assert "| carol | 12/12 +2 to grade | LATE 1 d 1 h (-2.4) | ok |" in markdown and "alcie" in markdown
+    assert "| carol | 16/16 +2 to grade | LATE 1 d 1 h (-3.2) | ok |" in markdown and "alcie" in markdown
 
 
 def test_grade_create_adds_the_new_folder_and_keeps_the_others(course):
@@ -126,9 +126,9 @@ def test_grade_create_adds_the_new_folder_and_keeps_the_others(course):
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "1 submission(s) graded, 4 unchanged and kept, 0 folder(s) refused" in done.stdout, done.stdout
     rows = _rows(done)
-    assert "12/12" in rows["alcie"] and "unchanged" not in rows["alcie"]
-    assert "unchanged since it was graded" in rows["alice"] and "12/12" in rows["alice"]
-    assert "LATE 1 d 1 h (-2.4)" in rows["carol"] and "9/12" in rows["bob"] and "test_one_hot_values" in rows["bob"], rows
+    assert "16/16" in rows["alcie"] and "unchanged" not in rows["alcie"]
+    assert "unchanged since it was graded" in rows["alice"] and "16/16" in rows["alice"]
+    assert "LATE 1 d 1 h (-3.2)" in rows["carol"] and "13/16" in rows["bob"] and "test_one_hot_values" in rows["bob"], rows
     assert (course / "autograded" / "alice" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").stat().st_mtime_ns == graded_at
     with _gradebook(course) as gb:
         assert "alcie" in {s.id for s in gb.students}
@@ -143,8 +143,8 @@ def test_hand_grades_are_read_back_and_kept(course):
     done = _grade(course)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     rows = _rows(done)
-    assert "12/12 +1.5/2 " in rows["alice"] and "to grade" not in rows["alice"] and "?" not in rows["alice"], rows
-    assert "9/12 +2 to grade" in rows["bob"], rows
+    assert "16/16 +1.5/2 " in rows["alice"] and "to grade" not in rows["alice"] and "?" not in rows["alice"], rows
+    assert "13/16 +2 to grade" in rows["bob"], rows
     report = {r["student"]: r for r in csv.DictReader((course / "reports" / f"{ASSIGNMENT}.csv").open(encoding="utf-8"))}
     assert (report["alice"]["written_score"], report["alice"]["written_to_grade"], report["alice"]["total"]) == ("1.5", "0", "13.5")
     assert report["carol"]["total"] == "11.6", "the late penalty (from the automatic points) stays; the written points count in full"
@@ -160,8 +160,8 @@ def test_a_resubmission_regrades_that_student_only(course):
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "1 submission(s) graded, 4 unchanged and kept" in done.stdout, done.stdout
     rows = _rows(done)
-    assert "12/12 +2 to grade" in rows["bob"] and "LATE 1 d 1 h (-2.4)" in rows["bob"] and "unchanged" not in rows["bob"], rows
-    assert "12/12 +1.5/2 " in rows["alice"] and "(review)" not in rows["alice"], rows
+    assert "16/16 +2 to grade" in rows["bob"] and "LATE 1 d 1 h (-3.2)" in rows["bob"] and "unchanged" not in rows["bob"], rows
+    assert "16/16 +1.5/2 " in rows["alice"] and "(review)" not in rows["alice"], rows
     marker = json.loads((course / "autograded" / "bob" / ASSIGNMENT / ".autograder-source").read_text())
     assert len(marker["fingerprint"]) == 64 and marker["fingerprint"] != "forged"
     with _gradebook(course) as gb:
@@ -174,7 +174,7 @@ def test_force_regrades_everyone(course):
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "5 submission(s) graded, 0 unchanged and kept" in done.stdout, done.stdout
     rows = _rows(done)
-    assert "12/12 +1.5/2 (review)" in rows["alice"], rows  # nbgrader keeps the hand grade and asks for a review
+    assert "16/16 +1.5/2 (review)" in rows["alice"], rows  # nbgrader keeps the hand grade and asks for a review
 
 
 def test_nbgrader_export(course):
@@ -197,7 +197,7 @@ def test_nbgrader_zero_policy_as_documented(tmp_path):
     _submit(course, "carol", perfect_submission(ASSIGNMENT, ROOT), timestamp=A_DAY_AND_AN_HOUR_LATE)
     done = _grade(course)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    assert "LATE 1 d 1 h (-12)" in _rows(done)["carol"], done.stdout
+    assert "LATE 1 d 1 h (-16)" in _rows(done)["carol"], done.stdout
     with _gradebook(course) as gb:
         grade = gb.find_grade(WRITTEN, ASSIGNMENT, ASSIGNMENT, "carol")
         grade.manual_score, grade.needs_manual_grade = 2.0, False

@@ -57,7 +57,7 @@ def run(session, code):
 def test_sabotaged_kernel_still_passes_a_right_answer(session):
     run(session, CORRECT)
     run(session, SABOTAGE)
-    for name in ("01.one_hot.values", "01.one_hot.properties", "01.one_hot.errors"):
+    for name in ("01.one_hot.values", "01.one_hot.dtype", "01.one_hot.errors"):
         run_remote_check(name, session)
 
 
@@ -76,8 +76,8 @@ def test_forbidden_call_through_an_alias_is_seen_at_run_time(session):
 
 def test_input_changed_in_place_is_seen(session):
     run(session, "def build_vocab(tokens):\n    out = {}\n    for t in tokens:\n        out.setdefault(t, len(out))\n    tokens.append('x')\n    return out\n")
-    with pytest.raises(CheckFailure, match="input left unchanged"):
-        run_remote_check("01.build_vocab.edges", session)
+    with pytest.raises(CheckFailure, match="left unchanged"):
+        run_remote_check("01.build_vocab.unchanged", session)
 
 
 def test_modules_stay_in_the_kernel(session):
