@@ -71,7 +71,7 @@ def test_forbidden_call_through_an_alias_is_seen_at_run_time(session):
     run(session, CORRECT.replace("out = torch.zeros", "_oh = [torch.nn.functional][0].one_hot\n    out = torch.zeros").replace(
         "return out.scatter_(-1, ids.unsqueeze(-1), 1.0)", "return _oh(ids, vocab_size).float()"))
     with pytest.raises(CheckFailure, match="forbidden"):
-        run_remote_check("01.one_hot.values", session)
+        run_remote_check("01.one_hot.builtin", session)
 
 
 def test_input_changed_in_place_is_seen(session):
