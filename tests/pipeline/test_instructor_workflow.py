@@ -114,7 +114,7 @@ def test_grade_refuses_unknown_folders_and_marks_late_and_renamed(course):
     assert "missing" in rows["dave"] and "found draft.ipynb, final.ipynb" in rows["dave"], rows
     report = {r["student"]: r for r in csv.DictReader((course / "reports" / f"{ASSIGNMENT}.csv").open(encoding="utf-8"))}
     assert set(report) == {"alice", "bob", "carol", "dave"}
-    assert (report["carol"]["late_penalty"], report["carol"]["total"], report["carol"]["seconds_late"]) == ("2.4", "9.6", str(25 * 3600))
+    assert (report["carol"]["late_penalty"], report["carol"]["total"], report["carol"]["seconds_late"]) == ("3.2", "12.8", str(25 * 3600))
     assert report["alice"]["written_to_grade"] == "2" and report["alice"]["total"] == "16"
     markdown = (course / "reports" / f"{ASSIGNMENT}.md").read_text(encoding="utf-8")
     assert "| carol | 16/16 +2 to grade | LATE 1 d 1 h (-3.2) | ok |" in markdown and "alcie" in markdown
@@ -146,8 +146,8 @@ def test_hand_grades_are_read_back_and_kept(course):
     assert "16/16 +1.5/2 " in rows["alice"] and "to grade" not in rows["alice"] and "?" not in rows["alice"], rows
     assert "13/16 +2 to grade" in rows["bob"], rows
     report = {r["student"]: r for r in csv.DictReader((course / "reports" / f"{ASSIGNMENT}.csv").open(encoding="utf-8"))}
-    assert (report["alice"]["written_score"], report["alice"]["written_to_grade"], report["alice"]["total"]) == ("1.5", "0", "13.5")
-    assert report["carol"]["total"] == "11.6", "the late penalty (from the automatic points) stays; the written points count in full"
+    assert (report["alice"]["written_score"], report["alice"]["written_to_grade"], report["alice"]["total"]) == ("1.5", "0", "17.5")
+    assert report["carol"]["total"] == "14.8", "the late penalty (from the automatic points) stays; the written points count in full"
 
 
 def test_a_resubmission_regrades_that_student_only(course):
@@ -180,7 +180,7 @@ def test_force_regrades_everyone(course):
 def test_nbgrader_export(course):
     nbgrader(["export"], course)
     scores = {r["student_id"]: r for r in csv.DictReader((course / "grades.csv").open())}
-    assert float(scores["alice"]["score"]) == 13.5
+    assert float(scores["alice"]["score"]) == 17.5
     assert float(scores["bob"]["late_submission_penalty"]) > 0 and float(scores["alice"]["late_submission_penalty"]) == 0
 
 
