@@ -39,6 +39,8 @@ from typing import Any, Callable
 
 import torch
 
+from .isolation import Recorder
+
 
 class CheckFailure(AssertionError):
     """A hidden test found a wrong answer; the message says which property failed."""
@@ -324,9 +326,11 @@ class LocalContext(Context):
         return self.namespace[name]
 
     def _invoke(self, fn, args, kwargs, label):
+        record = Recorder() if self.check.forbidden else contextlib.nullcontext()
         with forbidden_calls_tripwire(self.check.forbidden) as hits:
             try:
-                result = fn(*args, **kwargs)
+                with record:
+                    result = fn(*args, **kwargs)
             except NotImplementedError:
                 raise CheckFailure(f"{label} is not implemented yet [check {self.check.name}]") from None
             except CheckFailure:
@@ -336,9 +340,19 @@ class LocalContext(Context):
                     f"{label}({', '.join(describe(a) for a in args)}) raised {type(exc).__name__}: {exc} "
                     f"[check {self.check.name}, seed {self.seed}]"
                 ) from exc
+            finally:
+                self._after_record(record, hits)
         if hits:
             self.fail("no forbidden call", f"{label} called {hits[0]}, which this exercise asks you to implement yourself")
         return result
+
+    def _after_record(self, record, hits: list) -> None:
+        """Merge what the recorder saw (routines reached by any name) into the tripwire's hits."""
+        if not isinstance(record, Recorder):
+            return
+        if record.removed:
+            raise CheckFailure(f"not graded: {record.removed} [check {self.check.name}]")
+        hits.extend(h for h in record.hits(self.check.forbidden) if h.split(" ")[0] not in hits)
 
     def call(self, name, *args, **kwargs):
         return self._invoke(self._lookup(name), args, kwargs, name)
@@ -367,14 +381,19 @@ class LocalContext(Context):
         return self._raised(getattr(obj, name), name, args, kwargs)
 
     def _raised(self, fn, name, args, kwargs):
+        record = Recorder() if self.check.forbidden else contextlib.nullcontext()
+        raised = None
         try:
             with forbidden_calls_tripwire(self.check.forbidden):
-                fn(*args, **kwargs)
+                with record:
+                    fn(*args, **kwargs)
         except NotImplementedError:
             raise CheckFailure(f"{name} is not implemented yet [check {self.check.name}]") from None
         except Exception as exc:
-            return type(exc).__name__
-        return None
+            raised = type(exc).__name__
+        if isinstance(record, Recorder) and record.removed:
+            raise CheckFailure(f"not graded: {record.removed} [check {self.check.name}]")
+        return raised
 
     def source(self, name):
         obj = self._lookup(name)
