@@ -54,7 +54,7 @@ CLAUSES = [
            "The buffer `pe` has shape `(max_len, d_model)` and holds the sinusoidal encoding of positions $0, \\dots$, `max_len - 1` "
            "(its floating dtype is your choice)."),
     Clause(f"{A}.PositionalEncoding.forward", "PositionalEncoding",
-           "With dropout 0 (the default), `forward(x)` for `x` of shape `(B, N, d_model)` returns `x + pe[:N]`, for every `N` up to and including `max_len`."),
+           "With dropout 0 (the default), `forward(x)` for `x` of shape `(B, N, d_model)` returns `x + pe[:N]` on the device of `x` (the module moved there with `.to(device)`), for every `N` up to and including `max_len`."),
     Clause(f"{A}.PositionalEncoding.dtype", "PositionalEncoding",
            "The output of `forward` has the dtype of `x` (`float32` and `float64` inputs)."),
     Clause(f"{A}.PositionalEncoding.dropout", "PositionalEncoding",
@@ -68,7 +68,7 @@ CLAUSES = [
     Clause(f"{A}.relative_position_matrix.dtype", "relative_position_matrix",
            "`relative_position_matrix` returns a `float32` tensor."),
     Clause(f"{A}.apply_rope.values", "apply_rope",
-           "`apply_rope(x)` for `x` of shape `(..., N, d)` (any number of leading dimensions) returns the tensor of the same shape "
+           "`apply_rope(x)` for `x` of shape `(..., N, d)` (any number of leading dimensions) returns a tensor of the same shape, on the device of `x`, "
            "whose token $n$ has each pair $(x_{2i}, x_{2i+1})$ rotated by the angle $n\\,\\omega_i$, $\\omega_i = 10000^{-2i/d}$: "
            "$(x_{2i}\\cos n\\omega_i - x_{2i+1}\\sin n\\omega_i,\\; x_{2i}\\sin n\\omega_i + x_{2i+1}\\cos n\\omega_i)$."),
     Clause(f"{A}.apply_rope.dtype", "apply_rope",
@@ -364,6 +364,17 @@ ROPE_SHAPES = [(1, 2), (5, 4), (12, 8), (3, 7, 6), (2, 3, 9, 16), (40, 32)]
 @check(f"{A}.apply_rope.values", "apply_rope")
 def rope_values(ctx):
     """Pairs rotated by n * omega_i, token n counted along dim -2, for 2-, 3- and 4-dimensional x (whatever the dtype)."""
+    # first the point of RoPE, as a readable diagnostic: the same q and k score the same at every offset
+    d = 2 * ctx.randrange(2, 10)
+    q, k = ctx.randn(1, d), ctx.randn(1, d)
+    rq = ctx.call("apply_rope", q.expand(30, d).contiguous().clone())
+    rk = ctx.call("apply_rope", k.expand(30, d).contiguous().clone())
+    if type(rq) is torch.Tensor and type(rk) is torch.Tensor and rq.shape == rk.shape == (30, d):
+        scores = rq.detach().to("cpu", torch.float64) @ rk.detach().to("cpu", torch.float64).T
+        offset = ctx.randrange(1, 10)
+        diag = torch.diagonal(scores, offset)
+        expect_tensor(ctx, diag, diag[:1].expand_as(diag), f"the same q and k, {offset} tokens apart, score the same at every position",
+                      f"q, k of size {d} repeated over 30 tokens", atol=1e-4)
     shapes = ROPE_SHAPES + [(ctx.randrange(1, 4), ctx.randrange(2, 30), 2 * ctx.randrange(1, 12))]
     for shape in shapes:
         x = ctx.randn(*shape)
@@ -371,16 +382,6 @@ def rope_values(ctx):
         expect_tensor(ctx, got, rope_truth(x).to(ctx.device),
                       "token n has pair (x_2i, x_2i+1) rotated by n * 10000^(-2i/d): (x_2i cos - x_2i+1 sin, x_2i sin + x_2i+1 cos)",
                       f"x {describe(x)}", check_dtype=False, atol=1e-4, rtol=1e-4)
-    # the point of RoPE, as a readable diagnostic: scores depend on the offset only
-    d = 2 * ctx.randrange(2, 10)
-    q, k = ctx.randn(1, d), ctx.randn(1, d)
-    rq = ctx.call("apply_rope", q.expand(30, d).contiguous().clone())
-    rk = ctx.call("apply_rope", k.expand(30, d).contiguous().clone())
-    scores = (rq.detach().to("cpu", torch.float64) @ rk.detach().to("cpu", torch.float64).T)
-    offset = ctx.randrange(1, 10)
-    diag = torch.diagonal(scores, offset)
-    expect_tensor(ctx, diag, diag[:1].expand_as(diag), f"the same q and k, {offset} tokens apart, score the same at every position",
-                  f"q, k of size {d} repeated over 30 tokens", atol=1e-4)
 
 
 @check(f"{A}.apply_rope.dtype", "apply_rope")
