@@ -57,6 +57,8 @@ CLAUSES = [
            "With dropout 0 (the default), `forward(x)` for `x` of shape `(B, N, d_model)` returns `x + pe[:N]` on the device of `x` (the module moved there with `.to(device)`), for every `N` up to and including `max_len`."),
     Clause(f"{A}.PositionalEncoding.dtype", "PositionalEncoding",
            "The output of `forward` has the dtype of `x` (`float32` and `float64` inputs)."),
+    Clause(f"{A}.PositionalEncoding.unchanged", "PositionalEncoding",
+           "`forward(x)` leaves `x` unchanged (no in-place addition to the input)."),
     Clause(f"{A}.PositionalEncoding.dropout", "PositionalEncoding",
            "Dropout acts on `x + pe[:N]`: in training mode each entry is 0 or $(x + PE)/(1-p)$, about a fraction $p$ of them 0; in eval mode nothing is dropped."),
     Clause(f"{A}.PositionalEncoding.errors", "PositionalEncoding",
@@ -262,6 +264,17 @@ def pe_forward_dtype(ctx, cls: str = "PositionalEncoding") -> None:
                   f"x {describe(x)}, {cls}({D}, max_len=16)")
 
 
+def pe_forward_unchanged(ctx, cls: str = "PositionalEncoding") -> None:
+    """forward(x) does not modify x."""
+    D, N = 2 * ctx.randrange(2, 8), ctx.randrange(1, 12)
+    module = ctx.call(cls, D, 16)
+    ctx.method(module, "to", str(ctx.device))
+    x = ctx.randn(2, N, D)
+    before = x.clone()
+    ctx.method(module, "__call__", x)
+    expect_tensor(ctx, x, before, "forward leaves its input x unchanged", f"x {describe(before)}, {cls}({D}, max_len=16)", atol=0, rtol=0)
+
+
 def pe_dropout_checks(ctx, cls: str = "PositionalEncoding") -> None:
     """Dropout acts on x + PE: in training each entry is 0 or (x + PE)/(1-p); in eval mode nothing is dropped."""
     D, N = 16, 50
@@ -311,13 +324,13 @@ def pe_forward_checks(ctx, cls: str = "PositionalEncoding") -> None:
 def register_positional_encoding_checks(prefix: str, dropout: bool = True, split: bool = False) -> None:
     """Register the PositionalEncoding checks as ``<prefix>.PositionalEncoding.<property>``.
 
-    ``split=True`` (07): one check per clause (buffer, buffer_values, forward, dtype, errors,
-    dropout). ``split=False`` (the capstone 09, unchanged names): buffer, forward, errors and
+    ``split=True`` (07): one check per clause (buffer, buffer_values, forward, dtype, unchanged,
+    errors, dropout). ``split=False`` (the capstone 09, unchanged names): buffer, forward, errors and
     optionally dropout, each bundling the split checks.
     """
     if split:
         properties = {"buffer": pe_buffer_registered, "buffer_values": pe_buffer_values, "forward": pe_forward_values,
-                      "dtype": pe_forward_dtype, "errors": pe_error_checks}
+                      "dtype": pe_forward_dtype, "unchanged": pe_forward_unchanged, "errors": pe_error_checks}
     else:
         properties = {"buffer": pe_buffer_checks, "forward": pe_forward_checks, "errors": pe_error_checks}
     if dropout:
