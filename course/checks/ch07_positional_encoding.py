@@ -70,11 +70,14 @@ CLAUSES = [
     Clause(f"{A}.relative_position_matrix.dtype", "relative_position_matrix",
            "`relative_position_matrix` returns a `float32` tensor."),
     Clause(f"{A}.apply_rope.values", "apply_rope",
-           "`apply_rope(x)` for `x` of shape `(..., N, d)` (any number of leading dimensions) returns a tensor of the same shape, on the device of `x`, "
+           "`apply_rope(x)` for `x` of shape `(..., N, d)` (any number of leading dimensions) returns a tensor of the same shape "
            "whose token $n$ has each pair $(x_{2i}, x_{2i+1})$ rotated by the angle $n\\,\\omega_i$, $\\omega_i = 10000^{-2i/d}$: "
            "$(x_{2i}\\cos n\\omega_i - x_{2i+1}\\sin n\\omega_i,\\; x_{2i}\\sin n\\omega_i + x_{2i+1}\\cos n\\omega_i)$."),
     Clause(f"{A}.apply_rope.dtype", "apply_rope",
            "`apply_rope(x)` returns the dtype of `x` (`float32` and `float64` inputs)."),
+    Clause(f"{A}.apply_rope.device", "apply_rope",
+           "`apply_rope(x)` returns its result on the device of `x`, and any tensor it creates lives there too "
+           "(probed with a `meta` tensor standing in for a GPU)."),
     Clause(f"{A}.apply_rope.unchanged", "apply_rope",
            "`apply_rope(x)` leaves `x` unchanged (a new tensor, no in-place operation on the input)."),
     Clause(f"{A}.apply_rope.errors", "apply_rope",
@@ -394,7 +397,7 @@ def rope_values(ctx):
         got = ctx.call("apply_rope", x.clone())
         expect_tensor(ctx, got, rope_truth(x).to(ctx.device),
                       "token n has pair (x_2i, x_2i+1) rotated by n * 10000^(-2i/d): (x_2i cos - x_2i+1 sin, x_2i sin + x_2i+1 cos)",
-                      f"x {describe(x)}", check_dtype=False, atol=1e-4, rtol=1e-4)
+                      f"x {describe(x)}", check_dtype=False, check_device=False, atol=1e-4, rtol=1e-4)
 
 
 @check(f"{A}.apply_rope.dtype", "apply_rope")
@@ -403,6 +406,13 @@ def rope_dtype(ctx):
     for dtype in [torch.float32, torch.float64]:
         x = ctx.randn(2, ctx.randrange(1, 10), 2 * ctx.randrange(1, 8), dtype=dtype)
         _dtype_of(ctx, ctx.call("apply_rope", x.clone()), dtype, "apply_rope keeps the dtype of x", f"x {describe(x)}")
+
+
+@check(f"{A}.apply_rope.device", "apply_rope")
+def rope_device(ctx):
+    """The result stays on x's device (a meta tensor stands in for a GPU); no tensor of its own on the CPU."""
+    for shape in [(5, 8), (2, 3, ctx.randrange(2, 10), 2 * ctx.randrange(1, 8))]:
+        ctx.probe_device("apply_rope", ctx.randn(*shape), prop="apply_rope returns its result on the device of x")
 
 
 @check(f"{A}.apply_rope.unchanged", "apply_rope")
