@@ -32,9 +32,11 @@ CLAUSES = [
            "`x[b, n, h*Dh:(h+1)*Dh]`, for any sizes (also 1) and for contiguous or non-contiguous `x`, keeping its dtype."),
     Clause(f"{A}.split_heads.errors", "split_heads",
            "`split_heads` raises `ValueError` when `num_heads < 1` or the last dimension is not divisible by `num_heads`."),
+    Clause(f"{A}.split_heads.device", "split_heads", "`split_heads` returns its result on the device of `x`."),
     Clause(f"{A}.merge_heads.values", "merge_heads",
            "`merge_heads(x)` maps `(B, H, N, Dh)` to `(B, N, H*Dh)`, the inverse of `split_heads` (token n's features "
            "`h*Dh:(h+1)*Dh` come from head h), for contiguous or non-contiguous (transposed) `x`, keeping its dtype."),
+    Clause(f"{A}.merge_heads.device", "merge_heads", "`merge_heads` returns its result on the device of `x`."),
     Clause(f"{A}.MultiHeadSelfAttention.parameters", "MultiHeadSelfAttention",
            "`MultiHeadSelfAttention(d_model, num_heads, bias=True)` has `q_proj`, `k_proj`, `v_proj`, `out_proj`, each "
            "`nn.Linear(d_model, d_model, bias=bias)` (bias by default), and nothing else in its `state_dict()`."),
@@ -74,6 +76,8 @@ CLAUSES = [
            "head h (also H = 1 or d_head = 1), keeping the dtype."),
     Clause(f"{A}.stack_head_projections.unchanged", "stack_head_projections",
            "`stack_head_projections` leaves the matrices in `per_head` unchanged."),
+    Clause(f"{A}.stack_head_projections.device", "stack_head_projections",
+           "`stack_head_projections` returns `W` on the device of the matrices in `per_head`."),
     Clause(f"{A}.stack_head_projections.errors", "stack_head_projections",
            "`stack_head_projections` raises `ValueError` for an empty list or matrices of different shapes."),
 ]
@@ -115,6 +119,12 @@ def split_heads_errors(ctx):
         ctx.expect_raises(ValueError, f"ValueError for last dimension {shape[-1]} and num_heads {h}", "split_heads", ctx.randn(*shape), h)
 
 
+@check(f"{A}.split_heads.device", "split_heads")
+def split_heads_device(ctx):
+    """The result stays on x's device (probed with meta tensors standing in for a GPU)."""
+    ctx.probe_device("split_heads", ctx.randn(2, 3, 6), 3, prop="split_heads returns its result on the device of x")
+
+
 @check(f"{A}.merge_heads.values", "merge_heads")
 def merge_heads_values(ctx):
     """Token n's features h*Dh:(h+1)*Dh come from head h; contiguous and non-contiguous inputs; dtype kept."""
@@ -125,6 +135,12 @@ def merge_heads_values(ctx):
         expect_tensor(ctx, ctx.call("merge_heads", z), _merge_truth(z), "merge_heads accepts a non-contiguous (transposed) input", f"x {describe(z)} (non-contiguous)")
     y = ctx.randn(2, 3, 4, 2, dtype=torch.float64)
     expect_tensor(ctx, ctx.call("merge_heads", y.clone()), _merge_truth(y), "float64 input keeps float64", f"x {describe(y)}")
+
+
+@check(f"{A}.merge_heads.device", "merge_heads")
+def merge_heads_device(ctx):
+    """The result stays on x's device (probed with meta tensors standing in for a GPU)."""
+    ctx.probe_device("merge_heads", ctx.randn(2, 3, 4, 2), prop="merge_heads returns its result on the device of x")
 
 
 # ---------------------------------------------------------------- MultiHeadSelfAttention
@@ -591,3 +607,9 @@ def stack_errors(ctx):
     for per_head in cases:
         shapes = [tuple(w.shape) for w in per_head]
         ctx.expect_raises(ValueError, f"ValueError for per_head of shapes {shapes}", "stack_head_projections", per_head)
+
+
+@check(f"{A}.stack_head_projections.device", "stack_head_projections")
+def stack_device(ctx):
+    """W stays on the matrices' device (probed with meta tensors standing in for a GPU)."""
+    ctx.probe_device("stack_head_projections", _per_head(ctx, 6, 3, 2), prop="stack_head_projections returns W on the device of per_head")
