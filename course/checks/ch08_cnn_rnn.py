@@ -9,7 +9,7 @@ unchanged and each ValueError are graded separately, so a failure names what is 
 import torch
 import torch.nn.functional as F
 
-from autograder.checking import CheckFailure, Clause, StudentCodeError, check, describe, expect_tensor
+from autograder.checking import Clause, check, describe, expect_tensor
 
 A = ASSIGNMENT = "08"
 CONTRACT = ["local_attention_mask", "shift_attention_matrix", "conv1d_via_attention", "rnn_forward", "graph_attention_mask",
@@ -44,11 +44,13 @@ CLAUSES = [
     Clause(f"{A}.rnn_forward.h0", "rnn_forward",
            "a given `h0` of shape `(B, H)` is the initial state, passed by keyword or positionally."),
     Clause(f"{A}.rnn_forward.dtype", "rnn_forward", "`states` and `last` have the dtype of `x` (`float32` or `float64`), with and without `h0`."),
+    Clause(f"{A}.rnn_forward.device", "rnn_forward", "`states` and `last` are on the device of `x`, with and without `h0`."),
     Clause(f"{A}.rnn_forward.unchanged", "rnn_forward", "leaves `x`, `W_xh`, `W_hh`, `b_h` and `h0` unchanged (values and shapes)."),
     Clause(f"{A}.graph_attention_mask.values", "graph_attention_mask",
            "`graph_attention_mask(adjacency)` is `True` exactly where there is an edge $i \\to j$ or $j \\to i$, or $i = j$, "
            "shape `(n, n)`, for any directed graph."),
     Clause(f"{A}.graph_attention_mask.dtype", "graph_attention_mask", "the mask's dtype is `torch.bool`."),
+    Clause(f"{A}.graph_attention_mask.device", "graph_attention_mask", "the mask is on the device of `adjacency`."),
     Clause(f"{A}.graph_attention_mask.unchanged", "graph_attention_mask", "leaves `adjacency` unchanged."),
     Clause(f"{A}.graph_attention_mask.errors", "graph_attention_mask",
            "an `adjacency` that is not a square 2-D matrix raises `ValueError`."),
@@ -69,25 +71,6 @@ CLAUSES = [
 
 
 # ---------------------------------------------------------------- helpers
-def _probe_device(ctx, name, *args, **kwargs):
-    """The framework's meta-device probe when it has one (a CPU-only grader sees device bugs)."""
-    probe = getattr(ctx, "probe_device", None)
-    if probe is not None:
-        return probe(name, *args, **kwargs)
-    # older framework: call with meta copies, inconclusive when the student's ops cannot run on meta
-    meta = [a.to("meta") if isinstance(a, torch.Tensor) else a for a in args]
-    try:
-        got = ctx.call(name, *meta, **kwargs)
-    except (StudentCodeError, CheckFailure, TypeError):
-        return None
-    outs = got if isinstance(got, tuple) else (got,)
-    for i, out in enumerate(outs):
-        if isinstance(out, torch.Tensor) and out.device.type != "meta":
-            ctx.fail("the result is on the input's device", f"result {i} is on {out.device} for inputs on the meta device",
-                     ", ".join(describe(a) for a in args))
-    return got
-
-
 def _expect_unchanged(ctx, pairs, call, inputs):
     for label, after, before in pairs:
         if type(after) is not torch.Tensor or tuple(after.shape) != tuple(before.shape) or not torch.equal(after.detach().cpu(), before.cpu()):
@@ -199,7 +182,7 @@ def conv_device(ctx):
     got = ctx.call("conv1d_via_attention", x.clone(), weight.clone())
     if type(got) is torch.Tensor and got.device.type != x.device.type:
         ctx.fail("the result is on the device of x", f"result on {got.device}, x on {x.device}", f"x {describe(x)}, weight {describe(weight)}")
-    _probe_device(ctx, "conv1d_via_attention", x, weight)
+    ctx.probe_device("conv1d_via_attention", x, weight, prop="the result is on the device of x")
 
 
 @check(f"{A}.conv1d_via_attention.unchanged", "conv1d_via_attention", CONV_FORBIDDEN)
@@ -306,6 +289,14 @@ def rnn_dtype(ctx):
                 ctx.fail("the states have the dtype of x", f"{part} is {describe(value)}, expected {dtype}", f"x {describe(x)}, h0 {describe(h0)}")
 
 
+@check(f"{A}.rnn_forward.device", "rnn_forward", RNN_FORBIDDEN)
+def rnn_device(ctx):
+    """states and last stay on x's device (probed with meta-device inputs on a CPU-only grader), with and without h0."""
+    x, W_xh, W_hh, b_h, h0 = _rnn_inputs(ctx, 2, 4, 3, 5, h0=True)
+    ctx.probe_device("rnn_forward", x, W_xh, W_hh, b_h, prop="states and last on the device of x (h0 omitted)")
+    ctx.probe_device("rnn_forward", x, W_xh, W_hh, b_h, h0, prop="states and last on the device of x (h0 given)")
+
+
 @check(f"{A}.rnn_forward.unchanged", "rnn_forward", RNN_FORBIDDEN)
 def rnn_unchanged(ctx):
     """x, W_xh, W_hh, b_h and h0 keep their values and shapes."""
@@ -348,6 +339,12 @@ def graph_dtype(ctx):
     got = ctx.call("graph_attention_mask", adjacency.clone())
     if type(got) is not torch.Tensor or got.dtype != torch.bool:
         ctx.fail("the mask's dtype is torch.bool", f"got {describe(got)}", f"adjacency {describe(adjacency)}")
+
+
+@check(f"{A}.graph_attention_mask.device", "graph_attention_mask")
+def graph_device(ctx):
+    """The mask stays on adjacency's device (probed with a meta-device adjacency on a CPU-only grader)."""
+    ctx.probe_device("graph_attention_mask", _random_adjacency(ctx, ctx.randrange(3, 9), 0.3), prop="the mask on the device of adjacency")
 
 
 @check(f"{A}.graph_attention_mask.unchanged", "graph_attention_mask")
@@ -431,7 +428,7 @@ def causal_device(ctx):
     got = ctx.call("causal_conv_as_attention", kernel.clone(), 6)
     if type(got) is torch.Tensor and got.device.type != kernel.device.type:
         ctx.fail("the matrix is on the device of kernel", f"result on {got.device}, kernel on {kernel.device}", f"kernel {describe(kernel)}, n = 6")
-    _probe_device(ctx, "causal_conv_as_attention", kernel, 6)
+    ctx.probe_device("causal_conv_as_attention", kernel, 6, prop="the matrix is on the device of kernel")
 
 
 @check(f"{A}.causal_conv_as_attention.unchanged", "causal_conv_as_attention", CONV_FORBIDDEN)
