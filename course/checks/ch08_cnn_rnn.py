@@ -292,7 +292,9 @@ def rnn_dtype(ctx):
 @check(f"{A}.rnn_forward.device", "rnn_forward", RNN_FORBIDDEN)
 def rnn_device(ctx):
     """states and last stay on x's device (probed with meta-device inputs on a CPU-only grader), with and without h0."""
-    x, W_xh, W_hh, b_h, h0 = _rnn_inputs(ctx, 2, 4, 3, 5, h0=True)
+    # B == N: probe_device first calls with these very tensors, so a shape-changing in-place bug
+    # (graded by .unchanged) must not turn the meta call into a shape error here
+    x, W_xh, W_hh, b_h, h0 = _rnn_inputs(ctx, 3, 3, 4, 5, h0=True)
     ctx.probe_device("rnn_forward", x, W_xh, W_hh, b_h, prop="states and last on the device of x (h0 omitted)")
     ctx.probe_device("rnn_forward", x, W_xh, W_hh, b_h, h0, prop="states and last on the device of x (h0 given)")
 
