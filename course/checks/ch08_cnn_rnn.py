@@ -31,7 +31,7 @@ CLAUSES = [
     Clause(f"{A}.conv1d_via_attention.values", "conv1d_via_attention",
            "`conv1d_via_attention(x, weight)` equals `F.conv1d(x.transpose(1, 2), weight, padding=K // 2).transpose(1, 2)`, "
            "shape `(B, N, C_out)`, for any batch size, length (also shorter than the kernel), channel counts and odd `K`."),
-    Clause(f"{A}.conv1d_via_attention.dtype", "conv1d_via_attention", "a `float64` input gives a `float64` result (the dtype of `x`)."),
+    Clause(f"{A}.conv1d_via_attention.dtype", "conv1d_via_attention", "the result has the dtype of `x` (`float32` or `float64`)."),
     Clause(f"{A}.conv1d_via_attention.device", "conv1d_via_attention", "the result is on the device of `x`."),
     Clause(f"{A}.conv1d_via_attention.unchanged", "conv1d_via_attention", "leaves `x` and `weight` unchanged (values and shapes)."),
     Clause(f"{A}.conv1d_via_attention.even_kernel", "conv1d_via_attention", "an even kernel size `K` raises `ValueError`."),
