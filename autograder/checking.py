@@ -273,6 +273,9 @@ class Context:
         except StudentCodeError as exc:
             # mixing devices fails on a GPU too ("Expected all tensors to be on the same device");
             # anything else (no meta kernel for an operator, .item()) says nothing about devices
+            if "copy out of meta" in str(exc):
+                self.fail(prop, f"`{name}` moves a result to the CPU (`.cpu()`, `.to(\"cpu\")`) for inputs on another device "
+                          f"(here `meta`, standing in for a GPU): {advice}", inputs)
             if _MIXED_DEVICES.search(str(exc)):
                 self.fail(prop, f"`{name}` mixes a tensor of its own on the CPU with inputs on another device "
                           f"(here `meta`, standing in for a GPU): {advice}", inputs)

@@ -10,6 +10,7 @@ the names below.
     cgroups.py        per-kernel memory and process limits, and killing everything inside
     limits.py         ``Limits`` (CPU-time limits scaled by the machine's measured slowness)
                       and how the command line states them
+    leftovers.py      scratch folders and control groups named by their maker's pid; removing a dead grader's
     recorder.py       which torch routines a call reaches, by any name (forbidden-routine checks)
     kernel.py         a cold kernel: bubblewrap + a fresh Python (``Kernel``)
     warmpool.py       warm kernels: a sandboxed zygote that forks one kernel per submission
@@ -22,13 +23,14 @@ from __future__ import annotations
 from . import wire
 from .bwrap import SandboxUnavailable, sandbox_problem
 from .kernel import Kernel, KernelError, KernelTimeout
+from .leftovers import clean_leftovers, scratch_prefix
 from .limits import GiB, MiB, Limits, limits_from_args, machine_slowness, parse_size
 from .recorder import Recorder
 from .warmpool import WarmKernel, shutdown, warm_available
 
 __all__ = [
     "GiB", "MiB", "Kernel", "KernelError", "KernelTimeout", "Limits", "SandboxUnavailable",
-    "limits_from_args", "machine_slowness", "make_kernel", "parse_size", "Recorder", "sandbox_problem", "shutdown", "wire",
+    "limits_from_args", "machine_slowness", "make_kernel", "parse_size", "Recorder", "clean_leftovers", "scratch_prefix", "sandbox_problem", "shutdown", "wire",
 ]
 
 

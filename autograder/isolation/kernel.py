@@ -40,6 +40,7 @@ from . import wire
 from .bwrap import SandboxUnavailable, base_args, bwrap_path, python_roots, sandbox_problem
 from .cgroups import Cgroup
 from .limits import GiB, Limits
+from .leftovers import scratch_prefix
 from .seccomp import seccomp_program
 
 HERE = Path(__file__).resolve().parent
@@ -172,7 +173,7 @@ class Kernel:
             problem = sandbox_problem()
             if problem:
                 raise SandboxUnavailable(problem)
-        self.tmp = Path(tempfile.mkdtemp(prefix="autograder-kernel-"))
+        self.tmp = Path(tempfile.mkdtemp(prefix=scratch_prefix("kernel")))
         os.chmod(self.tmp, 0o755)
         code_dir = self.tmp / "code"
         code_dir.mkdir()
@@ -192,6 +193,9 @@ class Kernel:
             "RLIMIT_CORE": 0,
             "RLIMIT_NOFILE": 1024,
             "RLIMIT_NPROC": self.limits.pids,
+            # not the grader worker's own data limit (inherited as a soft limit): the kernel's
+            # memory is bounded by its cgroup (or RLIMIT_AS) instead
+            "RLIMIT_DATA": -1,
         }
         self.cgroup = None if self.unsafe else Cgroup.create(self.limits.memory, self.limits.pids)
         if self.cgroup is None:

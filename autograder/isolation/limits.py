@@ -43,6 +43,10 @@ class Limits:
     # count), and graders run several kernels side by side anyway (--jobs).
     threads: int | None = 1
     cpu_seconds: int | None = None  # per-process CPU time (None: derived from the notebook timeout)
+    # the grader's own work on one submission (driving the kernel, decoding replies, deciding the
+    # hidden checks), when it runs in a grader worker process (`grade`, autograder/classgrade.py)
+    grader_memory: int = int(1.5 * GiB)  # the worker's data segment (RLIMIT_DATA)
+    grader_cpu_seconds: float = 600.0  # CPU seconds per submission, times slowness
 
     def factor(self) -> float:
         if self.slowness is None:
@@ -55,6 +59,9 @@ class Limits:
 
     def notebook_cpu(self) -> float:
         return self.notebook_timeout * self.factor()
+
+    def grader_cpu(self) -> float:
+        return self.grader_cpu_seconds * self.factor()
 
     def wall(self, cpu_seconds: float) -> float:
         """The wall-clock cap that goes with a CPU limit."""
