@@ -95,7 +95,7 @@ def course_package_url(root: Path | None = None) -> str:
     config = (Path(root) if root else Path(__file__).resolve().parents[1]) / "_config.yml"
     url, branch = DEFAULT_REPOSITORY
     if config.is_file():
-        block = re.search(r"(?ms)^repository:\n((?:[ \t]+.*\n?)*)", config.read_text(encoding="utf-8"))
+        block = re.search(r"(?m)^repository:\n((?:[ \t]+.*\n?)*)", config.read_text(encoding="utf-8"))
         if block:
             found = dict(re.findall(r"(?m)^[ \t]+(url|branch):[ \t]*[\"']?([^\"'\s#]+)", block.group(1)))
             url, branch = found.get("url", url), found.get("branch", branch)
