@@ -105,7 +105,8 @@ def course_package_url(root: Path | None = None) -> str:
 # The read-only first code cell of every student notebook. Notebooks must run
 # standalone (Colab opens a single file), so it imports nothing from the course; the
 # package is needed only by the hidden tests of the open edition's solution notebooks
-# and by the self-check, so it is installed on Colab and named elsewhere.
+# and by the self-check, so it is installed on Colab and named elsewhere (a failed
+# install, e.g. from a private repository, only prints the command: the exercise still runs).
 _SETUP_TEMPLATE = '''
 # Setup (read-only). One device for the whole notebook, chosen once; a fixed seed.
 import importlib.util
@@ -119,12 +120,11 @@ import torch.nn.functional as F
 
 # The course package (the hidden checks and the self-check): installed here on Colab.
 COURSE_PACKAGE = "{package}"
+if importlib.util.find_spec("course") is None and "google.colab" in sys.modules:
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", COURSE_PACKAGE])
+    importlib.invalidate_caches()
 if importlib.util.find_spec("course") is None:
-    if "google.colab" in sys.modules:
-        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", COURSE_PACKAGE], check=True)
-        importlib.invalidate_caches()
-    else:
-        print(f"The course package is not installed; to check yourself, run:  pip install {{COURSE_PACKAGE}}")
+    print(f"The course package is not installed; to check yourself, run:  pip install {{COURSE_PACKAGE}}")
 
 
 def pick_device() -> torch.device:

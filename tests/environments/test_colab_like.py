@@ -29,6 +29,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from importlib.metadata import version
+
 import nbformat
 import pytest
 
@@ -74,6 +76,8 @@ class Colab:
             "JUPYTER_PATH": str(home / "jupyter"), "JUPYTER_DATA_DIR": str(home / "jupyter"),
             "JUPYTER_CONFIG_DIR": str(home / "jupyter-config"), "IPYTHONDIR": str(home / "ipython"),
             "PIP_DISABLE_PIP_VERSION_CHECK": "1", "OMP_NUM_THREADS": "2",
+            # pip's cache of downloaded files (speed only: nothing in it is importable)
+            "PIP_CACHE_DIR": os.environ.get("PIP_CACHE_DIR") or str(Path.home() / ".cache" / "pip"),
         }
         for var in ("PIP_FIND_LINKS", "PIP_CERT", "PIP_DEFAULT_TIMEOUT", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL",
                     "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "PIP_CONFIG_FILE", "http_proxy", "https_proxy", "no_proxy"):
@@ -85,8 +89,9 @@ class Colab:
         done = _run([self.python, "-m", "pip", "install", "--quiet", *args], self.env, self.root, timeout)
         assert done.returncode == 0, f"pip install {' '.join(map(str, args))} failed:\n{done.stdout}\n{done.stderr}"
 
-    def execute(self, paths: list[Path], extra_env: dict | None = None) -> dict[Path, dict]:
-        done = _run([self.python, Path(__file__).with_name("run_notebooks.py"), CELL_TIMEOUT, *paths],
+    def execute(self, paths: list[Path], extra_env: dict | None = None, allow_errors: bool = False) -> dict[Path, dict]:
+        flags = ["--allow-errors"] if allow_errors else []
+        done = _run([self.python, Path(__file__).with_name("run_notebooks.py"), CELL_TIMEOUT, *flags, *paths],
                     {**self.env, **(extra_env or {})}, self.root, timeout=CELL_TIMEOUT * 6 * max(1, len(paths)))
         results = {Path(r["path"]): r for r in map(json.loads, done.stdout.splitlines()) if r}
         assert len(results) == len(paths), f"the notebook runner stopped early:\n{done.stdout}\n{done.stderr[-3000:]}"
@@ -111,7 +116,7 @@ def colab(tmp_path_factory):
     start = time.monotonic()
     done = _run([PYTHON, "-m", "venv", env.venv], env.env, env.root)
     assert done.returncode == 0, done.stderr
-    env.pip(*COLAB_HAS)
+    env.pip(*(f"{name}=={version(name)}" for name in COLAB_HAS))  # this machine's builds (torch: the CPU wheel)
     env.seconds["environment"] = time.monotonic() - start
 
     # Before the course is installed: nothing of it is importable, and a chapter says what to run.
@@ -122,6 +127,7 @@ def colab(tmp_path_factory):
 
     start = time.monotonic()
     source = env.root / "source"
+    source.mkdir()
     for name in PACKAGING:
         (shutil.copytree if (ROOT / name).is_dir() else shutil.copyfile)(ROOT / name, source / name)
     for req in ROOT.glob("requirements*.txt"):
@@ -223,9 +229,11 @@ def test_self_check_cell_on_colab(colab):
     (folder / "google" / "__init__.py").write_text("")
     (folder / "google" / "colab" / "__init__.py").write_text("")
     (folder / "google" / "colab" / "_message.py").write_text(FAKE_COLAB)
-    (result,) = colab.execute([path], {"FAKE_COLAB_NOTEBOOK": str(path)}).values()
-    assert not result["error"], result
-    out = "".join(o.get("text", "") for o in nbformat.read(str(path), 4).cells[-1].outputs)
+    # the bug fails a visible test on the way: the student runs the last cell anyway
+    colab.execute([path], {"FAKE_COLAB_NOTEBOOK": str(path)}, allow_errors=True)
+    last = nbformat.read(str(path), 4).cells[-1]
+    assert not [o for o in last.outputs if o.output_type == "error"], last.outputs
+    out = "".join(o.get("text", "") for o in last.outputs)
     assert f"{SELF_CHECKED}: this Colab notebook as it is now (not sandboxed)" in out, out
     score = next(l.split() for l in out.splitlines() if l.startswith("AUTO"))
     assert 0 < float(score[1]) < float(score[2]), f"the known bug should lose some points, not all:\n{out}"
