@@ -80,11 +80,11 @@ def add_commands(sub) -> None:
     p.add_argument("--create", action="store_true",
                    help="add student folders that are not in the gradebook as new students (else they are refused, as with nbgrader)")
     p.add_argument("--force", action="store_true", help="regrade every submission, also those unchanged since their last grade")
-    p.add_argument("--timeout", type=float, default=None, help="seconds per cell (default: nbgrader's Execute.timeout)")
-    p.add_argument("--notebook-timeout", type=float, default=None, help="seconds per notebook (default 1800)")
+    p.add_argument("--timeout", type=float, default=None, help="CPU seconds per cell, times the machine's measured slowness (default: nbgrader's Execute.timeout)")
+    p.add_argument("--notebook-timeout", type=float, default=None, help="CPU seconds per notebook, times the slowness (default 1800)")
     p.add_argument("--memory", default=None, help="memory cap per submission, e.g. 4G (default)")
     p.add_argument("--pids", type=int, default=None, help="processes + threads per submission (default 256)")
-    p.add_argument("--threads", type=int, default=None, help="torch threads per kernel (default: library's)")
+    p.add_argument("--threads", type=int, default=None, help="torch threads per kernel (default 1: CPU-time limits then measure work)")
     p.add_argument("--device", default="cpu", help="device for kernels and checks (cpu; cuda binds the GPU into the sandbox)")
     p.add_argument("--course-root", default=str(COURSE_ROOT), help="course root (default: this repository)")
     p.add_argument("--unsafe", action="store_true", help="run student code WITHOUT a sandbox (only if none is available)")
@@ -152,7 +152,7 @@ def main(argv=None) -> int:
     p = sub.add_parser("check", help="grade one student notebook with the hidden tests (self-study)")
     p.add_argument("notebook")
     p.add_argument("--assignment", help="assignment id (default: from the file name)")
-    p.add_argument("--timeout", type=int, default=120, help="seconds per cell")
+    p.add_argument("--timeout", type=int, default=120, help="CPU seconds per cell, times the machine's measured slowness")
     p.add_argument("--memory", default=None, help="memory cap of the sandbox, e.g. 4G (default)")
     p.add_argument("--unsafe", action="store_true",
                    help="run without a sandbox (Colab, a laptop without bubblewrap): your own notebook, as you")
