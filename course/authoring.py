@@ -123,7 +123,7 @@ COURSE_PACKAGE = "{package}"
 if importlib.util.find_spec("course") is None and "google.colab" in sys.modules:
     subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", COURSE_PACKAGE])
     importlib.invalidate_caches()
-if importlib.util.find_spec("course") is None:
+if importlib.util.find_spec("course") is None and "COURSE_DEVICE" not in os.environ:  # graders set it
     print(f"The course package is not installed; to check yourself, run:  pip install {{COURSE_PACKAGE}}")
 
 
