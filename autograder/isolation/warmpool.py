@@ -99,7 +99,7 @@ class Zygote:
         os.chmod(self.tmp, 0o755)
         code = self.tmp / "code"
         code.mkdir()
-        for name in ("zygote_runner.py", "kernel_runner.py", "wire.py"):
+        for name in ("zygote_runner.py", "kernel_runner.py", "wire.py", "recorder.py"):
             shutil.copyfile(HERE / name, code / name)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         theirs.set_inheritable(True)
