@@ -136,7 +136,8 @@ def _call(ctx, name, x, dim, how, *extra):
 
 
 def _via_softmax(ctx, got, expected, prop, inputs, scores, clause, what, dim=-1, **tol):
-    """Compare; if it fails because the student's softmax is wrong on ``scores`` along ``dim``, say so."""
+    """Call ``got()`` and compare; if the call raises or the result is wrong because the student's
+    softmax is wrong on ``scores`` along ``dim``, say so."""
     truth = like(_softmax_truth(scores, dim), scores)
     expect_tensor_via(ctx, got, expected, prop, inputs, dependency="softmax", dep_input=scores, dep_truth=truth, dep_clause=clause, dep_what=what, dim=dim, **tol)
 
@@ -248,7 +249,7 @@ def temperature_values(ctx):
         x = ctx.randn(*shape, scale=3.0)
         if T < 0.1:  # every slice holds one clearly positive score: exact for any stable softmax
             x.select(dim, ctx.randrange(0, shape[dim])).fill_(3.0)
-        got = _call(ctx, "softmax_with_temperature", x.clone(), dim, how, T)
+        got = lambda: _call(ctx, "softmax_with_temperature", x.clone(), dim, how, T)
         scaled = (cpu64(x) / T).to(x.dtype).to(ctx.device)
         _via_softmax(ctx, got, like(_softmax_truth(cpu64(x) / T, dim), x), f"softmax(x / T) with T={T} along dim={dim}", f"x {describe(x)}, temperature {T}, dim={dim} ({how})", scaled, f"{A}.softmax.stability" if T < 0.1 else SOFTMAX_CLAUSE, f"x / T along dim={dim}", dim=dim)
     x = ctx.randn(3, 5)
@@ -283,7 +284,7 @@ def temperature_dtype(ctx):
     if not float64_ok(ctx):
         return
     x = ctx.randn(3, 4, dtype=torch.float64)
-    got = ctx.call("softmax_with_temperature", x.clone(), 0.7)
+    got = lambda: ctx.call("softmax_with_temperature", x.clone(), 0.7)
     _via_softmax(ctx, got, _softmax_truth(x / 0.7).to(ctx.device), "float64 input keeps float64", f"x {describe(x)}, temperature 0.7", x / 0.7, f"{A}.softmax.dtype", "x / T in float64", **F64)
 
 
@@ -350,11 +351,11 @@ def attention_weights_values(ctx):
     """softmax(X X^T) over the last dim, shape (..., N, N); a zero token spreads its weight evenly."""
     for shape in MATRIX_SHAPES:
         X = ctx.randn(*shape)
-        got = ctx.call("attention_weights", X.clone())
+        got = lambda: ctx.call("attention_weights", X.clone())
         _via_softmax(ctx, got, like(_weights_truth(X), X), "softmax(X X^T) with each row summing to 1", f"X {describe(X)}", like(_scores(X), X), SOFTMAX_CLAUSE, "the scores X Xᵀ")
     X = ctx.randn(4, 3)
     X[2] = 0.0
-    got = ctx.call("attention_weights", X.clone())
+    got = lambda: ctx.call("attention_weights", X.clone())
     _via_softmax(ctx, got, like(_weights_truth(X), X), "a zero token has score 0 with everything: uniform row", f"X {describe(X)} with a zero row 2", like(_scores(X), X), SOFTMAX_CLAUSE, "the scores X Xᵀ")
 
 
@@ -364,7 +365,7 @@ def attention_weights_stability(ctx):
     for shape in [(2, 5, 4), (6, 3)]:
         X = ctx.randint(-8, 9, shape).to(torch.float32)  # integer entries: exact integer scores
         X.view(-1)[0] = 10.0  # at least one score >= 100, beyond float32's exp overflow at 88.7
-        got = ctx.call("attention_weights", X.clone())
+        got = lambda: ctx.call("attention_weights", X.clone())
         _via_softmax(ctx, got, like(_weights_truth(X), X), "exact for long vectors (scores in the hundreds)", f"X {describe(X)} with integer entries up to 10", like(_scores(X), X), f"{A}.softmax.stability", "the scores X Xᵀ (in the hundreds)")
 
 
@@ -384,7 +385,7 @@ def attention_weights_dtype(ctx):
     if not float64_ok(ctx):
         return
     X = ctx.randn(3, 4, 2, dtype=torch.float64)
-    _via_softmax(ctx, ctx.call("attention_weights", X.clone()), _weights_truth(X).to(ctx.device), "float64 input keeps float64", f"X {describe(X)}", _scores(X).to(ctx.device), f"{A}.softmax.dtype", "the float64 scores X Xᵀ", **F64)
+    _via_softmax(ctx, lambda: ctx.call("attention_weights", X.clone()), _weights_truth(X).to(ctx.device), "float64 input keeps float64", f"X {describe(X)}", _scores(X).to(ctx.device), f"{A}.softmax.dtype", "the float64 scores X Xᵀ", **F64)
 
 
 # ================================================================ simple_self_attention
@@ -393,7 +394,7 @@ def simple_attention_values(ctx):
     """softmax(X X^T) X, shape (..., N, D), for several shapes and batches; one token or equal tokens return themselves."""
     for shape in MATRIX_SHAPES:
         X = ctx.randn(*shape)
-        got = ctx.call("simple_self_attention", X.clone())
+        got = lambda: ctx.call("simple_self_attention", X.clone())
         _via_softmax(ctx, got, like(_attention_truth(X), X), "softmax(X X^T) X", f"X {describe(X)}", like(_scores(X), X), SOFTMAX_CLAUSE, "the scores X Xᵀ")
     X = ctx.randn(1, 4)
     expect_tensor(ctx, ctx.call("simple_self_attention", X.clone()), X, "a single token is its own output", f"X {describe(X)}")
@@ -405,10 +406,10 @@ def simple_attention_values(ctx):
 def simple_attention_stability(ctx):
     """Long orthogonal tokens attend to themselves; integer tokens with scores in the hundreds stay exact."""
     X = 30.0 * torch.eye(4, device=ctx.device)[torch.randperm(4, generator=ctx.gen)]  # orthogonal, long
-    _via_softmax(ctx, ctx.call("simple_self_attention", X.clone()), X, "long orthogonal tokens attend only to themselves (no overflow)", "X = 30 * a permutation matrix (4, 4)", like(_scores(X), X), f"{A}.softmax.stability", "the scores X Xᵀ (900 on the diagonal)")
+    _via_softmax(ctx, lambda: ctx.call("simple_self_attention", X.clone()), X, "long orthogonal tokens attend only to themselves (no overflow)", "X = 30 * a permutation matrix (4, 4)", like(_scores(X), X), f"{A}.softmax.stability", "the scores X Xᵀ (900 on the diagonal)")
     X = ctx.randint(-6, 7, (2, 6, 3)).to(torch.float32)  # integer entries: exact integer scores
     X[1, 2, 0] = 10.0  # at least one score >= 100
-    _via_softmax(ctx, ctx.call("simple_self_attention", X.clone()), like(_attention_truth(X), X), "exact for long vectors (scores in the hundreds)", f"X {describe(X)} with integer entries up to 10", like(_scores(X), X), f"{A}.softmax.stability", "the scores X Xᵀ (in the hundreds)")
+    _via_softmax(ctx, lambda: ctx.call("simple_self_attention", X.clone()), like(_attention_truth(X), X), "exact for long vectors (scores in the hundreds)", f"X {describe(X)} with integer entries up to 10", like(_scores(X), X), f"{A}.softmax.stability", "the scores X Xᵀ (in the hundreds)")
 
 
 @check(f"{A}.simple_self_attention.unchanged", "simple_self_attention", ATTENTION_FORBIDDEN)
@@ -427,7 +428,7 @@ def simple_attention_dtype(ctx):
     if not float64_ok(ctx):
         return
     X = ctx.randn(2, 3, 5, dtype=torch.float64)
-    _via_softmax(ctx, ctx.call("simple_self_attention", X.clone()), _attention_truth(X).to(ctx.device), "float64 input keeps float64", f"X {describe(X)}", _scores(X).to(ctx.device), f"{A}.softmax.dtype", "the float64 scores X Xᵀ", **F64)
+    _via_softmax(ctx, lambda: ctx.call("simple_self_attention", X.clone()), _attention_truth(X).to(ctx.device), "float64 input keeps float64", f"X {describe(X)}", _scores(X).to(ctx.device), f"{A}.softmax.dtype", "the float64 scores X Xᵀ", **F64)
 
 
 # ================================================================ softmax_jacobian
@@ -436,7 +437,7 @@ def jacobian_values(ctx):
     """diag(s) - s s^T for every vector of a batch, compared with autograd's Jacobian of softmax."""
     for shape in VECTOR_SHAPES:
         x = ctx.randn(*shape, scale=2.0)
-        got = ctx.call("softmax_jacobian", x.clone())
+        got = lambda: ctx.call("softmax_jacobian", x.clone())
         _via_softmax(ctx, got, like(_jacobian_truth(x), x), "the Jacobian d softmax(x)_i / d x_j (autograd)", f"x {describe(x)}", x, SOFTMAX_CLAUSE, "x itself")
 
 
@@ -444,9 +445,9 @@ def jacobian_values(ctx):
 def jacobian_stability(ctx):
     """Large logits (near 1000, huge positive spreads) give the exact Jacobian, no NaN."""
     x = torch.tensor([1000.0, 999.0, 998.0], device=ctx.device)
-    _via_softmax(ctx, ctx.call("softmax_jacobian", x.clone()), like(_jacobian_truth(x), x), "exact for logits [1000, 999, 998]", "x = [1000, 999, 998]", x, f"{A}.softmax.stability", "x = [1000, 999, 998]")
+    _via_softmax(ctx, lambda: ctx.call("softmax_jacobian", x.clone()), like(_jacobian_truth(x), x), "exact for logits [1000, 999, 998]", "x = [1000, 999, 998]", x, f"{A}.softmax.stability", "x = [1000, 999, 998]")
     x = ctx.randn(3, 4) + torch.tensor([[1000.0], [200.0], [500.0]], device=ctx.device)
-    _via_softmax(ctx, ctx.call("softmax_jacobian", x.clone()), like(_jacobian_truth(x), x), "exact for rows of logits near 200, 500 and 1000", f"x {describe(x)}", x, f"{A}.softmax.stability", "these logits")
+    _via_softmax(ctx, lambda: ctx.call("softmax_jacobian", x.clone()), like(_jacobian_truth(x), x), "exact for rows of logits near 200, 500 and 1000", f"x {describe(x)}", x, f"{A}.softmax.stability", "these logits")
 
 
 @check(f"{A}.softmax_jacobian.unchanged", "softmax_jacobian", JACOBIAN_FORBIDDEN)
@@ -465,4 +466,4 @@ def jacobian_dtype(ctx):
     if not float64_ok(ctx):
         return
     x = ctx.randn(2, 5, dtype=torch.float64)
-    _via_softmax(ctx, ctx.call("softmax_jacobian", x.clone()), _jacobian_truth(x).to(ctx.device), "float64 input keeps float64", f"x {describe(x)}", x, f"{A}.softmax.dtype", "float64 x", **F64)
+    _via_softmax(ctx, lambda: ctx.call("softmax_jacobian", x.clone()), _jacobian_truth(x).to(ctx.device), "float64 input keeps float64", f"x {describe(x)}", x, f"{A}.softmax.dtype", "float64 x", **F64)

@@ -55,12 +55,16 @@ def expect_tensor_via(ctx, got, expected, prop: str, inputs: str, *, dependency:
     (``attention_weights`` calls ``softmax``): when the comparison fails and the student's
     ``dependency`` is itself wrong on the input a correct caller would hand it, the message
     blames the dependency and names its clause ("this calls your `softmax`, which fails
-    `03.softmax.stability`") instead of reporting a wrong value of the caller."""
-    from autograder.checking import CheckFailure
+    `03.softmax.stability`") instead of reporting a wrong value of the caller.
+
+    ``got`` may be a function of no arguments that calls the student's code: then an error
+    raised by that call is blamed on the dependency in the same way.
+    """
+    from autograder.checking import CheckFailure, StudentCodeError
 
     try:
-        expect_tensor(ctx, got, expected, prop, inputs, atol=atol, rtol=rtol)
-    except CheckFailure:
+        expect_tensor(ctx, got() if callable(got) else got, expected, prop, inputs, atol=atol, rtol=rtol)
+    except (CheckFailure, StudentCodeError):
         fault = dependency_fault(ctx, dependency, dep_input, dep_truth, dep_what, atol=atol, rtol=rtol, **dep_kwargs)
         if fault is None:
             raise
