@@ -300,7 +300,7 @@ class Context:
         raise CheckFailure(f"{prop} failed{where}: {detail} [check {self.check.name}, seed {self.seed}]")
 
 
-_MIXED_DEVICES = re.compile(r"not on the expected device meta|copy out of meta tensor|same device|found at least two devices|device type (cpu|meta) .* but got", re.I)
+_MIXED_DEVICES = re.compile(r"not on the expected device (meta|cpu)|copy out of meta tensor|same device|found at least two devices|device type (cpu|meta) .* but got", re.I)
 
 
 def _tensors_in(value, depth: int = 0) -> list:
