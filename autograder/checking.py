@@ -308,7 +308,7 @@ class Context:
         raise CheckFailure(f"{prop} failed{where}: {detail} [check {self.check.name}, seed {self.seed}]")
 
 
-_MIXED_DEVICES = re.compile(r"not on the expected device meta|copy out of meta tensor|same device|found at least two devices|device type (cpu|meta) .* but got", re.I)
+_MIXED_DEVICES = re.compile(r"not on the expected device (meta|cpu)|copy out of meta tensor|same device|found at least two devices|device type (cpu|meta) .* but got", re.I)
 
 
 def _tensors_in(value, depth: int = 0) -> list:
@@ -514,7 +514,21 @@ def expect_tensor(
         ok = g == e
     if not bool(ok.all()):
         idx = _first_index(~ok)
-        ctx.fail(prop, f"value at {idx} is {g[idx].item():.6g}, expected {e[idx].item():.6g}", inputs)
+        gv, ev = g[idx].item(), e[idx].item()
+        gs, es = _distinct_digits(gv, ev)
+        tol = f" (difference {abs(gv - ev):.3g}, tolerance {atol + rtol * abs(ev):.3g})" if g.is_floating_point() and gs != es and gv == gv and ev == ev and abs(gv) != float("inf") and abs(ev) != float("inf") else ""
+        ctx.fail(prop, f"value at {idx} is {gs}, expected {es}{tol}", inputs)
+
+
+def _distinct_digits(a, b) -> tuple[str, str]:
+    """``a`` and ``b`` printed with 6 significant digits, or as many more as it takes to tell them apart."""
+    if not (isinstance(a, float) or isinstance(b, float)):
+        return str(a), str(b)
+    for digits in range(6, 18):
+        sa, sb = f"{a:.{digits}g}", f"{b:.{digits}g}"
+        if sa != sb:
+            return sa, sb
+    return repr(a), repr(b)
 
 
 def _first_index(mask: torch.Tensor) -> tuple[int, ...]:
