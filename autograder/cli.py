@@ -31,11 +31,11 @@ def cmd_release(args) -> int:
 
 # --------------------------------------------------------------------------- check
 def assignment_of(path: Path) -> str:
-    known = assignments()
-    for candidate in (path.stem, path.parent.name):
-        if candidate in known:
-            return candidate
-    raise SystemExit(f"cannot tell which assignment {path} belongs to (expected one of {', '.join(known)})")
+    """The assignment of a notebook: its file or folder name, else the one whose graded cells it shares
+    (the course root's assignments, or the installed package's outside a clone)."""
+    from .selfcheck import guess_assignment
+
+    return guess_assignment(path)
 
 
 def self_check(path: Path, assignment: str | None = None, timeout: int = 120, unsafe: bool = False, memory: str | None = None):
@@ -50,6 +50,7 @@ def self_check(path: Path, assignment: str | None = None, timeout: int = 120, un
 
 def cmd_check(args) -> int:
     from .isolation import SandboxUnavailable
+    from .selfcheck import format_report
 
     path = Path(args.notebook).resolve()
     if not path.is_file():
@@ -60,8 +61,10 @@ def cmd_check(args) -> int:
     except SandboxUnavailable as exc:
         print(f"check: {exc}", file=sys.stderr)
         return 2
-    print(f"{report.assignment}: {path.name}")
-    print(report.table())
+    except FileNotFoundError as exc:
+        print(f"check: {exc}", file=sys.stderr)
+        return 2
+    print(format_report(report, path.name, args.unsafe))
     return 0 if report.full_marks else 1
 
 
@@ -77,11 +80,11 @@ def add_commands(sub) -> None:
     p.add_argument("--create", action="store_true",
                    help="add student folders that are not in the gradebook as new students (else they are refused, as with nbgrader)")
     p.add_argument("--force", action="store_true", help="regrade every submission, also those unchanged since their last grade")
-    p.add_argument("--timeout", type=float, default=None, help="seconds per cell (default: nbgrader's Execute.timeout)")
-    p.add_argument("--notebook-timeout", type=float, default=None, help="seconds per notebook (default 1800)")
+    p.add_argument("--timeout", type=float, default=None, help="CPU seconds per cell, times the machine's measured slowness (default: nbgrader's Execute.timeout)")
+    p.add_argument("--notebook-timeout", type=float, default=None, help="CPU seconds per notebook, times the slowness (default 1800)")
     p.add_argument("--memory", default=None, help="memory cap per submission, e.g. 4G (default)")
     p.add_argument("--pids", type=int, default=None, help="processes + threads per submission (default 256)")
-    p.add_argument("--threads", type=int, default=None, help="torch threads per kernel (default: library's)")
+    p.add_argument("--threads", type=int, default=None, help="torch threads per kernel (default 1: CPU-time limits then measure work)")
     p.add_argument("--device", default="cpu", help="device for kernels and checks (cpu; cuda binds the GPU into the sandbox)")
     p.add_argument("--course-root", default=str(COURSE_ROOT), help="course root (default: this repository)")
     p.add_argument("--unsafe", action="store_true", help="run student code WITHOUT a sandbox (only if none is available)")
@@ -149,9 +152,10 @@ def main(argv=None) -> int:
     p = sub.add_parser("check", help="grade one student notebook with the hidden tests (self-study)")
     p.add_argument("notebook")
     p.add_argument("--assignment", help="assignment id (default: from the file name)")
-    p.add_argument("--timeout", type=int, default=120, help="seconds per cell")
+    p.add_argument("--timeout", type=int, default=120, help="CPU seconds per cell, times the machine's measured slowness")
     p.add_argument("--memory", default=None, help="memory cap of the sandbox, e.g. 4G (default)")
-    p.add_argument("--unsafe", action="store_true", help="run without a sandbox if none is available")
+    p.add_argument("--unsafe", action="store_true",
+                   help="run without a sandbox (Colab, a laptop without bubblewrap): your own notebook, as you")
     p.set_defaults(func=cmd_check)
 
     add_commands(sub)  # grade, feedback

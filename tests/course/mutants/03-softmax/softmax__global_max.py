@@ -1,4 +1,7 @@
-"""softmax: subtracts the max of the whole tensor, not of each slice (a slice far below it underflows)."""
+"""softmax: subtracts the max of the whole tensor, not of each slice (a slice far below it underflows).
+
+Breaks: 03.softmax.stability
+"""
 def softmax(x, dim=-1):
     finite = x[torch.isfinite(x)]
     m = finite.max() if finite.numel() else x.new_zeros(())

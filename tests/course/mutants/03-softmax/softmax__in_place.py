@@ -1,4 +1,7 @@
-"""softmax: subtracts the max in place, changing the caller's tensor."""
+"""softmax: subtracts the max in place, changing the caller's tensor.
+
+Breaks: 03.softmax.unchanged
+"""
 def softmax(x, dim=-1):
     m = x.amax(dim=dim, keepdim=True)
     m = torch.where(torch.isneginf(m), torch.zeros_like(m), m)
