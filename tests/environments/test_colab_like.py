@@ -1,12 +1,13 @@
 """Issue 15: every notebook runs where students open it, without a clone, and self-checks there.
 
 One Colab-like environment for the whole module: a fresh virtual environment of the Python
-that runs the tests (its base interpreter: Colab runs 3.12, this machine has 3.11) with only what Colab already
-has (torch, numpy, matplotlib, tqdm, IPython, ipykernel, nbclient, nbformat and what they
-require: no nbgrader, no Jupyter Book, no bubblewrap on PATH, no repository on sys.path), then
+that runs the tests (its base interpreter: Colab runs 3.12, this machine has 3.11) with only
+what Colab already has (torch, numpy, matplotlib, tqdm, IPython, ipykernel, nbclient, nbformat
+and what they require: no nbgrader, no Jupyter Book, no bubblewrap on PATH, no repository on
+sys.path), then
 the course installed the way the README says (`pip install` of the repository; here a copy of
 its packaging files, since the test has no network for `git+https://...`). Colab's packages are
-not downloaded and unpacked again (2 minutes of torch): the environment's site-packages gets
+not unpacked again (a minute or two, mostly torch): the environment's site-packages gets
 them through a .pth file naming a folder of links to exactly those distributions (and their
 requirements, found from their metadata) of the Python running the tests; nothing else of that
 Python's environment is importable, which the test checks before the install (pip sees them
@@ -24,11 +25,12 @@ and the self-check runs there: ``python -m autograder check --unsafe`` on a fill
 the notebook itself, the way a Colab student runs it (``google.colab`` faked: it hands over the
 notebook as Colab's front end does).
 
-Measured on 2 cores shared with other jobs (load average 7-8; Python 3.11: this machine has no
-3.12): the environment 11 s (134 s when pip installed Colab's packages into it), installing the
-course 10 s, the 27 notebooks and the three self-checks, two at a time, 171 s (469 s for the
-notebooks alone one after another; each beside another: chapters 8-24 s, exercises 6-16 s,
-solutions 10-24 s, self-checks 13-16 s); 3.5 min in all (was 11 min).
+Measured on 2 cores shared with other jobs (Python 3.11: this machine has no 3.12), at load
+average 7-8: the environment 11 s, installing the course 10 s, the 27 notebooks and the three
+self-checks, two at a time, 171 s (each beside another: chapters 8-24 s, exercises 6-16 s,
+solutions 10-24 s, self-checks 13-16 s); 3.4 min in all. At load 4: 8 s, 8 s, 95 s; 2 min.
+Before (pip installing Colab's packages into the environment, everything one after another):
+11 min at a high load (environment 134 s, notebooks 469 s); 4.9 min at load 6-8 (63 s, 191 s).
 """
 from __future__ import annotations
 
@@ -37,10 +39,9 @@ import os
 import shutil
 import subprocess
 import sys
-import sysconfig
 import time
 from concurrent.futures import ThreadPoolExecutor
-from importlib.metadata import PackageNotFoundError, distribution, version
+from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
 
 
