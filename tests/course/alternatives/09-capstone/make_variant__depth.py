@@ -22,3 +22,17 @@ class TwoBlockTagger(TinyTagger):
 
 def make_variant(name):
     return {"one block": TinyTagger, "two blocks": TwoBlockTagger}[name](len(VOCAB), len(TAGS))
+
+
+def run_ablation(dataset, test_data, epochs, lr, seed=0):  # over the ABLATION_VARIANTS above
+    ids, tags = test_data
+    results = {}
+    for name in ABLATION_VARIANTS:
+        set_seed(seed)
+        model = make_variant(name).to(device)
+        train_tagger(model, dataset, epochs, lr)
+        model.eval()
+        with torch.no_grad():
+            correct = (model(ids).argmax(-1) == tags)[ambiguous_mask(ids)]
+        results[name] = correct.float().mean().item()
+    return results
