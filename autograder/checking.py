@@ -39,6 +39,8 @@ from typing import Any, Callable
 
 import torch
 
+from .isolation import Recorder
+
 
 class CheckFailure(AssertionError):
     """A hidden test found a wrong answer; the message says which property failed."""
@@ -244,10 +246,74 @@ class Context:
             what = "returned" if raised is None else f"raised {raised}"
             self.fail(prop, f"{name}({', '.join(describe(a) for a in args)}) {what}, expected {exc_type.__name__}")
 
+    # ---- device propagation, without a GPU
+    def probe_device(self, name: str, *args, prop: str = "output on the input's device", **kwargs):
+        """The student's ``name`` keeps results on its inputs' device, probed with PyTorch's
+        ``meta`` device (tensors with a shape and a dtype but no data), which stands in for a GPU
+        the grader may not have. First the call runs on the check's own device (an unanswered
+        function fails there, as anywhere); then with every tensor argument moved to ``meta``.
+        A tensor that comes back on another device (``torch.zeros(n)`` without ``device=``, a
+        ``.cpu()``) fails ``prop``. A student operation that has no ``meta`` implementation
+        (``.item()``, data-dependent indexing, printing values) makes the probe inconclusive,
+        never a failure. Returns the meta result, or None when inconclusive."""
+        self.call(name, *args, **kwargs)
+
+        def meta(a):
+            if isinstance(a, torch.Tensor):
+                return a.detach().to("meta")
+            if type(a) in (list, tuple):
+                return type(a)(meta(v) for v in a)
+            return a
+
+        margs, mkwargs = [meta(a) for a in args], {k: meta(v) for k, v in kwargs.items()}
+        inputs = ", ".join(describe(a) for a in margs)
+        advice = "create new tensors on the input's device (`device=x.device`, `torch.zeros_like(x)`) and do not move results"
+        try:
+            got = self._call_quietly(name, *margs, **mkwargs)
+        except StudentCodeError as exc:
+            # mixing devices fails on a GPU too ("Expected all tensors to be on the same device");
+            # anything else (no meta kernel for an operator, .item()) says nothing about devices
+            if "copy out of meta" in str(exc):
+                self.fail(prop, f"`{name}` moves a result to the CPU (`.cpu()`, `.to(\"cpu\")`) for inputs on another device "
+                          f"(here `meta`, standing in for a GPU): {advice}", inputs)
+            if _MIXED_DEVICES.search(str(exc)):
+                self.fail(prop, f"`{name}` mixes a tensor of its own on the CPU with inputs on another device "
+                          f"(here `meta`, standing in for a GPU): {advice}", inputs)
+            return None
+        except CheckFailure as exc:
+            if "not implemented yet" in str(exc):  # an operator without a meta kernel
+                return None
+            raise
+        bad = [t for t in _tensors_in(got) if t.device.type != "meta"]
+        if bad:
+            self.fail(prop, f"`{name}` returned a tensor on {bad[0].device.type} for inputs on another device "
+                      f"(here `meta`, standing in for a GPU): {advice}", inputs)
+        return got
+
+    def _call_quietly(self, name: str, *args, **kwargs):
+        """``call`` for a probe (subclasses may relax what counts as a failure)."""
+        return self.call(name, *args, **kwargs)
+
     # ---- failures
     def fail(self, prop: str, detail: str, inputs: str | None = None):
         where = f" on input {inputs}" if inputs else ""
         raise CheckFailure(f"{prop} failed{where}: {detail} [check {self.check.name}, seed {self.seed}]")
+
+
+_MIXED_DEVICES = re.compile(r"not on the expected device meta|copy out of meta tensor|same device|found at least two devices|device type (cpu|meta) .* but got", re.I)
+
+
+def _tensors_in(value, depth: int = 0) -> list:
+    """Tensors in a returned value (itself, or inside tuples, lists and dict values)."""
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if depth > 4:
+        return []
+    if isinstance(value, (list, tuple)):
+        return [t for v in value for t in _tensors_in(v, depth + 1)]
+    if isinstance(value, dict):
+        return [t for v in value.values() for t in _tensors_in(v, depth + 1)]
+    return []
 
 
 class LocalContext(Context):
@@ -263,9 +329,11 @@ class LocalContext(Context):
         return self.namespace[name]
 
     def _invoke(self, fn, args, kwargs, label):
+        record = Recorder() if self.check.forbidden else contextlib.nullcontext()
         with forbidden_calls_tripwire(self.check.forbidden) as hits:
             try:
-                result = fn(*args, **kwargs)
+                with record:
+                    result = fn(*args, **kwargs)
             except NotImplementedError:
                 raise CheckFailure(f"{label} is not implemented yet [check {self.check.name}]") from None
             except CheckFailure:
@@ -275,12 +343,31 @@ class LocalContext(Context):
                     f"{label}({', '.join(describe(a) for a in args)}) raised {type(exc).__name__}: {exc} "
                     f"[check {self.check.name}, seed {self.seed}]"
                 ) from exc
+            finally:
+                self._after_record(record, hits)
         if hits:
             self.fail("no forbidden call", f"{label} called {hits[0]}, which this exercise asks you to implement yourself")
         return result
 
+    def _after_record(self, record, hits: list) -> None:
+        """Merge what the recorder saw (routines reached by any name) into the tripwire's hits."""
+        if not isinstance(record, Recorder):
+            return
+        if record.removed:
+            raise CheckFailure(f"not graded: {record.removed} [check {self.check.name}]")
+        hits.extend(h for h in record.hits(self.check.forbidden) if h.split(" ")[0] not in hits)
+
     def call(self, name, *args, **kwargs):
         return self._invoke(self._lookup(name), args, kwargs, name)
+
+    def _call_quietly(self, name, *args, **kwargs):
+        try:
+            return self._invoke(self._lookup(name), args, kwargs, name)
+        except CheckFailure as exc:
+            cause = exc.__context__
+            if isinstance(cause, NotImplementedError) and str(cause):  # e.g. an operator without a meta kernel
+                raise StudentCodeError(f"{name} raised NotImplementedError: {cause}") from None
+            raise
 
     def method(self, obj, name, *args, **kwargs):
         return self._invoke(getattr(obj, name), args, kwargs, f"{type(obj).__name__}.{name}")
@@ -297,14 +384,19 @@ class LocalContext(Context):
         return self._raised(getattr(obj, name), name, args, kwargs)
 
     def _raised(self, fn, name, args, kwargs):
+        record = Recorder() if self.check.forbidden else contextlib.nullcontext()
+        raised = None
         try:
             with forbidden_calls_tripwire(self.check.forbidden):
-                fn(*args, **kwargs)
+                with record:
+                    fn(*args, **kwargs)
         except NotImplementedError:
             raise CheckFailure(f"{name} is not implemented yet [check {self.check.name}]") from None
         except Exception as exc:
-            return type(exc).__name__
-        return None
+            raised = type(exc).__name__
+        if isinstance(record, Recorder) and record.removed:
+            raise CheckFailure(f"not graded: {record.removed} [check {self.check.name}]")
+        return raised
 
     def source(self, name):
         obj = self._lookup(name)

@@ -44,7 +44,7 @@ from pathlib import Path
 
 import nbformat
 
-from .isolation import Limits, SandboxUnavailable, sandbox_problem, shutdown
+from .isolation import GiB, Limits, SandboxUnavailable, clean_leftovers, sandbox_problem, scratch_prefix, shutdown
 from .pipeline.coursedir import COURSE_ROOT, course_directory, nbgrader_meta, read, source_path
 from .pipeline.execute import NotebookRunner, is_test_cell, split_test_cell
 from .pipeline.gradebook import read_scores, save, sync_gradebook
@@ -71,8 +71,48 @@ def execute_job(job: Job, limits: Limits, unsafe: bool, device: str) -> dict:
     }
 
 
-def _worker_init(device: str) -> None:
+class GraderBudgetExceeded(Exception):
+    """The grader's own work on one submission went over that submission's budget."""
+
+
+def _on_cpu_budget(signum, frame):
+    raise GraderBudgetExceeded()
+
+
+def execute_bounded(job: Job, limits: Limits, unsafe: bool, device: str) -> dict:
+    """``execute_job`` in a worker process, under this submission's own budgets for the
+    grader's work on it: memory (the worker's RLIMIT_DATA, set by ``_worker_init``) and CPU
+    time (a profiling timer). Going over either is this student's failure, with the reason;
+    nobody else's notebook is in this process. Returns ``{"student_fault": reason}`` then."""
+    import signal
+
+    cpu = limits.grader_cpu()
+    signal.signal(signal.SIGPROF, _on_cpu_budget)
+    signal.setitimer(signal.ITIMER_PROF, cpu)
+    try:
+        return execute_job(job, limits, unsafe, device)
+    except GraderBudgetExceeded:
+        fault = f"the grader's work on this submission went over its {cpu:g} s of CPU time"
+    except MemoryError:
+        fault = f"the grader's work on this submission went over its {limits.grader_memory / GiB:g} GiB of memory"
+    except RuntimeError as exc:
+        if "allocate" not in str(exc):
+            raise
+        fault = f"the grader's work on this submission went over its {limits.grader_memory / GiB:g} GiB of memory"
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+    shutdown()  # whatever the interrupted run left (its kernel, the warm zygote) goes; the next job starts clean
+    return {"student_fault": fault}
+
+
+def _worker_init(device: str, memory: int | None = None) -> None:
     os.environ["COURSE_DEVICE"] = device
+    if memory:
+        import resource
+
+        # a soft limit: this worker's own allocations fail with MemoryError past it, while the
+        # sandboxed kernels it starts lift it again (their memory limit is their cgroup's)
+        resource.setrlimit(resource.RLIMIT_DATA, (memory, resource.getrlimit(resource.RLIMIT_DATA)[1]))
     try:
         import torch
 
@@ -105,6 +145,9 @@ def grade_assignment(
         if problem:
             raise SandboxUnavailable(f"{problem}. Refusing to run student code without a sandbox; pass --unsafe to do it anyway.")
     limits = limits or Limits()
+    limits.factor()  # the machine's slowness, measured once here and sent to the workers
+    for gone in clean_leftovers():
+        log(f"  removed {gone} (left by a grader that stopped mid-run)")
     coursedir = course_directory(root)
     cfg = coursedir.config
     if "Execute" in cfg and "timeout" in cfg.Execute and limits.cell_timeout == Limits().cell_timeout:
@@ -140,7 +183,7 @@ def grade_assignment(
             res.status, res.failures, res.notes, res.kept = kept["status"], [tuple(f) for f in kept["failures"]], kept["notes"], kept["graded"]
         else:
             to_grade.append(s)
-    with tempfile.TemporaryDirectory(prefix="autograder-class-") as scratch:
+    with tempfile.TemporaryDirectory(prefix=scratch_prefix("class")) as scratch:
         scratch_path = Path(scratch)
         os.chmod(scratch_path, 0o755)
         work: list[Job] = []
@@ -172,47 +215,65 @@ def grade_assignment(
                     report.grader_errors.append(f"{s}: {traceback.format_exc(limit=3)}")
                 results[s].notes += job.notes
                 work.append(job)
+        # Each student's grade is written to the gradebook (and autograded/, and the marker that
+        # lets a later run keep it) as soon as all of that student's notebooks are done: a
+        # grader stopped mid-run loses no finished student, and the next run keeps them.
+        pending = {s: sum(1 for j in work if j.student == s) for s in to_grade}
+
+        def finished(job: Job, outcome: dict | None) -> None:
+            _record(job, outcome, results[job.student], assignment, root, coursedir, report)
+            pending[job.student] -= 1
+            if pending[job.student] == 0 and results[job.student].status != "grader error":
+                _remember(coursedir, assignment, job.student, prints[job.student], results[job.student])
+
+        runnable = [j for j in work if j.merged is not None]
+        for job in work:
+            if job.merged is None:
+                finished(job, None)
         try:
-            runnable = [j for j in work if j.merged is not None]
             if scheduler:
-                outcomes = _execute_on_dask(runnable, limits, unsafe, device, scheduler, report, log)
+                outcomes = _execute_on_dask(runnable, limits, unsafe, device, scheduler, report, log, finished)
             else:
-                outcomes = _execute_all(runnable, limits, unsafe, device, jobs, report, log)
+                outcomes = _execute_all(runnable, limits, unsafe, device, jobs, report, log, finished)
         finally:
             shutdown()  # this process's warm zygote, if it made one
-        for job in work:
-            res = results[job.student]
-            outcome = outcomes.get((job.student, job.notebook))
-            if job.merged is not None and outcome is None:
-                job.problem, job.status = "grader error while executing", "grader error"
-            try:
-                save(job, outcome, assignment, root, coursedir, res)
-            except Exception as exc:  # noqa: BLE001
-                report.grader_errors.append(f"{job.student}: saving failed: {exc}")
-                res.status = "grader error"
-                continue
-            if job.status != "ok":
-                res.status = job.status
-            elif outcome is not None:
-                res.seconds += outcome["seconds"]
-                res.notes += outcome["notes"]
-                if outcome["problem_kind"] == "startup":
-                    res.status = "grader error"
-                    report.grader_errors.append(f"{job.student}: {outcome['problem']}")
-                elif outcome["problem"]:
-                    res.status = {"timeout": "timeout", "memory": "memory", "limit": "limit", "protocol": "crash"}.get(outcome["problem_kind"], "crash")
-                    res.notes.append(outcome["problem"])
-                elif any("CellTimeoutError" in r for _, r in res.failures) and res.status == "ok":
-                    res.status = "timeout"
-                if any("grading machinery" in r for _, r in res.failures) and res.status == "ok":
-                    res.status = "tampering"
-    for s in to_grade:
-        if results[s].status != "grader error":
-            _remember(coursedir, assignment, s, prints[s], results[s])
+        for job in runnable:  # lost to a grader error: recorded as such
+            if (job.student, job.notebook) not in outcomes:
+                finished(job, None)
     for s in valid:
         read_scores(coursedir, assignment, s, results[s])
     report.students = [results[s] for s in valid]
     return report
+
+
+def _record(job: Job, outcome: dict | None, res: StudentResult, assignment: str, root: Path, coursedir, report: ClassReport) -> None:
+    """One notebook's outcome into the gradebook and the student's result."""
+    if outcome is not None and "student_fault" in outcome:  # the grader's budget for this submission
+        job.problem, job.status = str(outcome["student_fault"]), "limit"
+        outcome = None
+    elif job.merged is not None and outcome is None:
+        job.problem, job.status = "grader error while executing", "grader error"
+    try:
+        save(job, outcome, assignment, root, coursedir, res)
+    except Exception as exc:  # noqa: BLE001
+        report.grader_errors.append(f"{job.student}: saving failed: {exc}")
+        res.status = "grader error"
+        return
+    if job.status != "ok":
+        res.status = job.status
+    elif outcome is not None:
+        res.seconds += outcome["seconds"]
+        res.notes += outcome["notes"]
+        if outcome["problem_kind"] == "startup":
+            res.status = "grader error"
+            report.grader_errors.append(f"{job.student}: {outcome['problem']}")
+        elif outcome["problem"]:
+            res.status = {"timeout": "timeout", "memory": "memory", "limit": "limit", "protocol": "crash"}.get(outcome["problem_kind"], "crash")
+            res.notes.append(outcome["problem"])
+        elif any("CellTimeoutError" in r for _, r in res.failures) and res.status == "ok":
+            res.status = "timeout"
+        if any("grading machinery" in r for _, r in res.failures) and res.status == "ok":
+            res.status = "tampering"
 
 
 def _marker(coursedir, assignment: str, student: str) -> Path:
@@ -252,64 +313,84 @@ def _remember(coursedir, assignment: str, student: str, print_now: str, result: 
                                     "failures": result.failures, "notes": result.notes}), encoding="utf-8")
 
 
-def _execute_all(jobs_list: list[Job], limits: Limits, unsafe: bool, device: str, jobs: int, report: ClassReport, log) -> dict:
+def _execute_all(jobs_list: list[Job], limits: Limits, unsafe: bool, device: str, jobs: int, report: ClassReport, log, finished=None) -> dict:
+    """Run the prepared notebooks, ``jobs`` at a time; ``finished(job, outcome)`` is called in this
+    thread as each one ends (the gradebook is written there). By default each submission's
+    trusted-side work (driving its kernel, decoding replies, deciding hidden checks) runs in a
+    grader worker process of its own kind: ``jobs`` spawned workers, each with a memory limit
+    (Limits.grader_memory) and a CPU budget per submission (Limits.grader_cpu), so a submission
+    that makes the grader's work explode fails alone, with the reason, and this process only
+    collects results. AUTOGRADER_WORKERS=threads runs the same work in threads of this process
+    (one warm zygote shared, no per-submission bounds); =inline one at a time, here."""
     outcomes: dict = {}
+
+    def done(job: Job, outcome: dict) -> None:
+        outcomes[(job.student, job.notebook)] = outcome
+        log(f"  graded {job.student}")
+        if finished is not None:
+            finished(job, outcome)
+
     if not jobs_list:
         return outcomes
-    if jobs <= 1:
+    mode = os.environ.get("AUTOGRADER_WORKERS", "processes")
+    if mode == "inline":
         for job in jobs_list:
             log(f"  grading {job.student} ...")
             try:
-                outcomes[(job.student, job.notebook)] = execute_job(job, limits, unsafe, device)
+                outcome = execute_job(job, limits, unsafe, device)
             except Exception:  # noqa: BLE001
                 report.grader_errors.append(f"{job.student}: {traceback.format_exc(limit=5)}")
+                continue
+            done(job, outcome)
         return outcomes
-    if os.environ.get("AUTOGRADER_WORKERS", "threads") == "threads":
-        return _execute_in_threads(jobs_list, limits, unsafe, device, jobs, report, log)
+    if mode == "threads":
+        _execute_in_threads(jobs_list, limits, unsafe, device, jobs, report, done)
+        return outcomes
     ctx = multiprocessing.get_context("spawn")
 
     def run_pool(batch: list[Job], workers: int) -> list[Job]:
-        """Run a batch; return the jobs lost to a crashed worker (to run again)."""
+        """Run a batch; return the jobs lost to a worker that died (to run again, alone)."""
         lost = []
-        with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init, initargs=(device,)) as pool:
-            futures = {pool.submit(execute_job, job, limits, unsafe, device): job for job in batch}
+        with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init, initargs=(device, limits.grader_memory)) as pool:
+            futures = {pool.submit(execute_bounded, job, limits, unsafe, device): job for job in batch}
             for fut in cf.as_completed(futures):
                 job = futures[fut]
                 try:
-                    outcomes[(job.student, job.notebook)] = fut.result()
-                    log(f"  graded {job.student}")
+                    outcome = fut.result()
                 except cf.process.BrokenProcessPool:
                     lost.append(job)
-                except Exception:  # noqa: BLE001
+                    continue
+                except Exception:  # noqa: BLE001 - a grader bug on one submission
                     report.grader_errors.append(f"{job.student}: {traceback.format_exc(limit=5)}")
+                    continue
+                done(job, outcome)
         return lost
 
-    for job in run_pool(list(jobs_list), jobs):  # one at a time: find the one that kills its worker
+    for job in run_pool(list(jobs_list), max(1, min(jobs, len(jobs_list)))):
+        # a worker died (killed for memory, crashed) with this job in flight: alone in a fresh
+        # worker it either passes (another submission was the cause) or is the cause itself
         if run_pool([job], 1):
-            report.grader_errors.append(f"{job.student}: the grading worker died")
+            done(job, {"student_fault": "the grader's work on this submission killed its grader worker process (twice, the second time alone)"})
     return outcomes
 
 
-def _execute_in_threads(jobs_list: list[Job], limits: Limits, unsafe: bool, device: str, jobs: int, report: ClassReport, log) -> dict:
-    """``--jobs N``: N grader threads, each driving one sandboxed kernel at a time.
+def _execute_in_threads(jobs_list: list[Job], limits: Limits, unsafe: bool, device: str, jobs: int, report: ClassReport, done) -> None:
+    """AUTOGRADER_WORKERS=threads: N grader threads, each driving one sandboxed kernel at a time.
 
     The student code runs in the kernels (separate sandboxed processes, so N of them use
     N cores); a grader thread only sends requests and decides hidden checks, and the
     warm zygote of this process (``warmpool``) is shared by the threads. Results come
-    back here; the gradebook is written afterwards by this one thread. (Set
-    AUTOGRADER_WORKERS=processes for one spawned grader process per worker instead:
-    each pays for importing torch and starting its own zygote.)"""
-    outcomes: dict = {}
+    back to this thread (``done``), which alone writes the gradebook."""
     with cf.ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="autograder-job") as pool:
         futures = {pool.submit(execute_job, job, limits, unsafe, device): job for job in jobs_list}
         for fut in cf.as_completed(futures):
             job = futures[fut]
             try:
-                outcomes[(job.student, job.notebook)] = fut.result()
-                log(f"  graded {job.student}")
+                outcome = fut.result()
             except Exception:  # noqa: BLE001
                 report.grader_errors.append(f"{job.student}: {traceback.format_exc(limit=5)}")
-    return outcomes
+                continue
+            done(job, outcome)
 
 
 def _pack_files(folder: str | None) -> bytes:
@@ -333,7 +414,7 @@ def execute_shipped(job: Job, files: bytes, limits: Limits, unsafe: bool, device
     import io
     import tarfile
 
-    with tempfile.TemporaryDirectory(prefix="autograder-task-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=scratch_prefix("task")) as tmp:
         folder = Path(tmp) / "files"
         folder.mkdir()
         os.chmod(tmp, 0o755)
@@ -342,7 +423,7 @@ def execute_shipped(job: Job, files: bytes, limits: Limits, unsafe: bool, device
         return execute_job(Job(job.student, job.notebook, job.merged, str(folder), job.modules, label=job.label), limits, unsafe, device)
 
 
-def _execute_on_dask(jobs_list: list[Job], limits: Limits, unsafe: bool, device: str, scheduler: str, report: ClassReport, log) -> dict:
+def _execute_on_dask(jobs_list: list[Job], limits: Limits, unsafe: bool, device: str, scheduler: str, report: ClassReport, log, finished=None) -> dict:
     """``--scheduler ADDRESS``: the same grading tasks on a Dask distributed cluster.
 
     Each task is one submission (``execute_shipped``); its result comes back to this
@@ -371,6 +452,9 @@ def _execute_on_dask(jobs_list: list[Job], limits: Limits, unsafe: bool, device:
                 log(f"  graded {job.student}")
             except Exception:  # noqa: BLE001 - a worker lost or a task failed: the grader's problem
                 report.grader_errors.append(f"{job.student}: {traceback.format_exc(limit=5)}")
+                continue
+            if finished is not None:
+                finished(job, outcomes[(job.student, job.notebook)])
     finally:
         client.close()
         if cluster is not None:

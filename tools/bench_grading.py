@@ -63,13 +63,58 @@ def _env() -> dict:
     return env
 
 
+PEAKS: dict[str, float] = {}  # command -> the grader's peak memory (MB), see _grader_rss
+
+
+def _tree(pid: int) -> list[int]:
+    """pid and its descendants (from /proc)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo += children.get(p, [])
+    return out
+
+
+def _grader_rss(pid: int) -> float:
+    """Resident memory (MB) of the grader's own processes: the command and its worker processes,
+    not the sandboxed kernels (bubblewrap and what runs inside it: the students' code)."""
+    total, sandboxed = 0, set()
+    for p in _tree(pid):
+        try:
+            cmd = open(f"/proc/{p}/cmdline", "rb").read()
+            if p in sandboxed or b"bwrap" in cmd or b"kernel_runner" in cmd or b"zygote_runner" in cmd:
+                sandboxed.update(_tree(p))
+                continue
+            with open(f"/proc/{p}/status") as f:
+                total += next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
+        except (OSError, StopIteration, ValueError):
+            continue
+    return total / 1024
+
+
 def timed(args: list[str], cwd: Path) -> float:
     start = time.perf_counter()
-    done = subprocess.run(args, cwd=cwd, env=_env(), capture_output=True, text=True)
+    proc = subprocess.Popen(args, cwd=cwd, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    peak = 0.0
+    while proc.poll() is None:
+        peak = max(peak, _grader_rss(proc.pid))
+        time.sleep(0.2)
+    out, err = proc.communicate()
     seconds = time.perf_counter() - start
-    if done.returncode != 0:
-        sys.stderr.write(done.stdout[-4000:] + done.stderr[-4000:])
-        raise SystemExit(f"{' '.join(args[:5])} ... failed (exit {done.returncode})")
+    PEAKS[" ".join(args)] = peak
+    if proc.returncode != 0:
+        sys.stderr.write(out[-4000:] + err[-4000:])
+        raise SystemExit(f"{' '.join(args[:5])} ... failed (exit {proc.returncode})")
     return seconds
 
 
@@ -137,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
         subprocess.run([py, "-c", "import torch, nbgrader, IPython"], env=_env(), check=True)  # warm the disk cache
         bare = bare_execution(courses[runs[0][0]], a)
         print(f"  bare execution (nbclient, fresh kernel each, serial): {bare:.1f} s", flush=True)
-        times = {}
+        times, peaks = {}, {}
         for label, kind, extra in runs:
             course = courses[label]
             if kind == "nbgrader":
@@ -145,20 +190,21 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 cmd = [py, "-m", "autograder", "grade", a, "--course-root", str(course), "--create", "--force", *extra]
             times[label] = timed(cmd, course)
-            print(f"  {label}: {times[label]:.1f} s", flush=True)
+            peaks[label] = PEAKS[" ".join(cmd)]
+            print(f"  {label}: {times[label]:.1f} s, grader peak {peaks[label]:.0f} MB", flush=True)
 
         plain = times[runs[0][0]]
         reference = cell_scores(courses[runs[0][0]], a)
         print()
-        print(f"{'grader':<34}{'seconds':>9}{'s/notebook':>12}{'speed-up':>10}{'overhead s/nb':>15}  scores")
-        print(f"{'bare execution (no grading)':<34}{bare:>9.1f}{bare / n:>12.2f}{'':>10}{0:>15.2f}")
+        print(f"{'grader':<34}{'seconds':>9}{'s/notebook':>12}{'speed-up':>10}{'overhead s/nb':>15}{'peak MB':>9}  scores")
+        print(f"{'bare execution (no grading)':<34}{bare:>9.1f}{bare / n:>12.2f}{'':>10}{0:>15.2f}{'':>9}")
         same_all = True
         for label, _, _ in runs:
             t = times[label]
             scores = cell_scores(courses[label], a)
             same = scores == reference and len(reference) > 0
             same_all &= same
-            print(f"{label:<34}{t:>9.1f}{t / n:>12.2f}{plain / t:>9.2f}x{(t - bare) / n:>15.2f}  {'identical' if same else 'DIFFERENT'}")
+            print(f"{label:<34}{t:>9.1f}{t / n:>12.2f}{plain / t:>9.2f}x{(t - bare) / n:>15.2f}{peaks[label]:>9.0f}  {'identical' if same else 'DIFFERENT'}")
         jobs2 = plain / times["ours --jobs 2"]
         print()
         print(f"--jobs 2 vs plain nbgrader: {jobs2:.2f}x (at least 2.0: {'yes' if jobs2 >= 2.0 else 'NO'}); "
@@ -166,6 +212,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"scores identical to plain nbgrader for every student and cell: {'yes' if same_all else 'NO'} "
               f"({len(reference)} graded cells)")
         print("overhead s/nb: (grader's time - bare execution) / notebooks; times include each command's start-up.")
+        print("peak MB: resident memory of the grader's own processes together (the command and its worker\n"
+              "processes; for plain nbgrader its kernels too, which run unsandboxed in its process tree), sampled every 0.2 s.")
         try:
             print(f"load average after: {os.getloadavg()[0]:.1f} (other work on the machine inflates all times)")
         except OSError:

@@ -8,7 +8,10 @@ the names below.
     bwrap.py          is bubblewrap usable here; the read-only mounts every sandbox starts from
     seccomp.py        the syscall filters (no sockets but Unix ones; no new namespaces when forked)
     cgroups.py        per-kernel memory and process limits, and killing everything inside
-    limits.py         ``Limits`` and how the command line states them
+    limits.py         ``Limits`` (CPU-time limits scaled by the machine's measured slowness)
+                      and how the command line states them
+    leftovers.py      scratch folders and control groups named by their maker's pid; removing a dead grader's
+    recorder.py       which torch routines a call reaches, by any name (forbidden-routine checks)
     kernel.py         a cold kernel: bubblewrap + a fresh Python (``Kernel``)
     warmpool.py       warm kernels: a sandboxed zygote that forks one kernel per submission
     kernel_runner.py  runs inside the sandbox: executes cells, answers requests
@@ -20,12 +23,14 @@ from __future__ import annotations
 from . import wire
 from .bwrap import SandboxUnavailable, sandbox_problem
 from .kernel import Kernel, KernelError, KernelTimeout
-from .limits import GiB, MiB, Limits, limits_from_args, parse_size
+from .leftovers import clean_leftovers, scratch_prefix
+from .limits import GiB, MiB, Limits, limits_from_args, machine_slowness, parse_size
+from .recorder import Recorder
 from .warmpool import WarmKernel, shutdown, warm_available
 
 __all__ = [
     "GiB", "MiB", "Kernel", "KernelError", "KernelTimeout", "Limits", "SandboxUnavailable",
-    "limits_from_args", "make_kernel", "parse_size", "sandbox_problem", "shutdown", "wire",
+    "limits_from_args", "machine_slowness", "make_kernel", "parse_size", "Recorder", "clean_leftovers", "scratch_prefix", "sandbox_problem", "shutdown", "wire",
 ]
 
 

@@ -6,6 +6,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from .leftovers import scratch_prefix
 
 class SandboxUnavailable(RuntimeError):
     """No working sandbox on this machine (and --unsafe was not given)."""
@@ -28,7 +29,7 @@ def sandbox_problem() -> str | None:
     if bwrap is None:
         problem = "bubblewrap (bwrap) is not installed: run `make sandbox` or `apt-get install bubblewrap`"
     else:
-        with tempfile.TemporaryDirectory(prefix="autograder-probe-") as tmp:
+        with tempfile.TemporaryDirectory(prefix=scratch_prefix("probe")) as tmp:
             cmd = [bwrap, *base_args(), "--", sys.executable, "-I", "-c", "print('ok')"]
             try:
                 done = subprocess.run(cmd, capture_output=True, text=True, timeout=60, cwd=tmp)

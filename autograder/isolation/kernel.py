@@ -40,6 +40,7 @@ from . import wire
 from .bwrap import SandboxUnavailable, base_args, bwrap_path, python_roots, sandbox_problem
 from .cgroups import Cgroup
 from .limits import GiB, Limits
+from .leftovers import scratch_prefix
 from .seccomp import seccomp_program
 
 HERE = Path(__file__).resolve().parent
@@ -172,11 +173,11 @@ class Kernel:
             problem = sandbox_problem()
             if problem:
                 raise SandboxUnavailable(problem)
-        self.tmp = Path(tempfile.mkdtemp(prefix="autograder-kernel-"))
+        self.tmp = Path(tempfile.mkdtemp(prefix=scratch_prefix("kernel")))
         os.chmod(self.tmp, 0o755)
         code_dir = self.tmp / "code"
         code_dir.mkdir()
-        for name in ("kernel_runner.py", "wire.py"):
+        for name in ("kernel_runner.py", "wire.py", "recorder.py"):
             shutil.copyfile(HERE / name, code_dir / name)
         req_r, req_w = os.pipe()
         rep_r, rep_w = os.pipe()
@@ -192,6 +193,9 @@ class Kernel:
             "RLIMIT_CORE": 0,
             "RLIMIT_NOFILE": 1024,
             "RLIMIT_NPROC": self.limits.pids,
+            # not the grader worker's own data limit (inherited as a soft limit): the kernel's
+            # memory is bounded by its cgroup (or RLIMIT_AS) instead
+            "RLIMIT_DATA": -1,
         }
         self.cgroup = None if self.unsafe else Cgroup.create(self.limits.memory, self.limits.pids)
         if self.cgroup is None:
@@ -359,19 +363,22 @@ class Kernel:
         return found
 
     # ---- requests
-    def request(self, message: dict, timeout: float, interruptible: bool = True) -> dict:
-        """Send one request and wait for its reply (at most ``timeout`` seconds)."""
+    def request(self, message: dict, timeout: float, interruptible: bool = True, cpu_timeout: float | None = None) -> dict:
+        """Send one request and wait for its reply: at most ``timeout`` seconds of wall-clock time
+        and, when given, ``cpu_timeout`` seconds of the kernel's CPU time (the limit a busy
+        machine does not change: see Limits)."""
         if self.dead:
             raise self.dead
         self._next_id += 1
         message = dict(message, id=self._next_id)
         deadline = time.monotonic() + max(0.1, timeout)
+        cpu_deadline = None if cpu_timeout is None else self._cpu_seconds() + max(0.05, cpu_timeout)
         try:
             payload = json.dumps(message, separators=(",", ":"), allow_nan=True).encode("utf-8")
         except (TypeError, ValueError) as exc:
             raise KernelError(f"grader could not encode a request: {exc}", "grader") from None
         self._write_all(wire.HEADER.pack(len(payload)) + payload, deadline)
-        reply = self._read_reply(deadline)
+        reply = self._read_reply(deadline, cpu_deadline)
         if reply is None:
             if not interruptible:
                 raise self._die(f"the kernel did not answer within {timeout:g} s", "timeout")
@@ -441,7 +448,13 @@ class Kernel:
                 raise self._die(self._death_reason(), "crash") from None
             view = view[n:]
 
-    def _read_reply(self, deadline: float) -> dict | None:
+    def cpu_seconds(self) -> float:
+        """CPU seconds the kernel's live processes have used so far."""
+        return self._cpu_seconds()
+
+    def _read_reply(self, deadline: float, cpu_deadline: float | None = None) -> dict | None:
+        """The next reply, or None at the wall-clock ``deadline`` or once the kernel has used
+        CPU time up to ``cpu_deadline`` (checked at least every quarter second)."""
         while True:
             try:
                 payload = self.reader.pop_payload()
@@ -452,8 +465,10 @@ class Kernel:
             left = deadline - time.monotonic()
             if left <= 0:
                 return None
-            r, _, _ = select.select([self.rep_r], [], [], min(left, 0.5))
+            r, _, _ = select.select([self.rep_r], [], [], min(left, 0.25 if cpu_deadline is not None else 0.5))
             if not r:
+                if cpu_deadline is not None and self._cpu_seconds() >= cpu_deadline:
+                    return None
                 if self._watchdog_reason:
                     raise self._die(self._watchdog_reason, "memory" if "memory" in self._watchdog_reason else "limit")
                 continue

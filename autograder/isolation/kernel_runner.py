@@ -93,6 +93,12 @@ os.chdir(CONFIG["workdir"])
 
 import numpy  # noqa: E402
 import torch  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import recorder  # noqa: E402  (next to this file in the sandbox)
+
+del sys.modules["recorder"]  # like wire: student code cannot import the runner's copy
+sys.path.pop(0)
 from IPython.core.displayhook import DisplayHook  # noqa: E402
 from IPython.core.displaypub import DisplayPublisher  # noqa: E402
 from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
@@ -534,6 +540,14 @@ def _target(req: dict):
     return target, None
 
 
+class _NoRecord:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
 def op_call(req: dict) -> dict:
     """call / method: run student code on decoded arguments."""
     try:
@@ -547,18 +561,26 @@ def op_call(req: dict) -> dict:
     before = {("a", i): snapshot(a) for i, a in enumerate(args)}
     before.update({("k", k): snapshot(v) for k, v in kwargs.items()})
     reply: dict
+    wanted = [w for w in req.get("forbidden", []) if type(w) is str]
+    # with forbidden routines, the call runs under the recorder: what it reaches, by any name
+    record = recorder.Recorder() if wanted else None
     try:
         with torch.set_grad_enabled(bool(req.get("grad", True))):
             with TRIPWIRE:
-                with StudentCode():
-                    value = fn(*args, **kwargs)
+                with record or _NoRecord():
+                    with StudentCode():
+                        value = fn(*args, **kwargs)
         reply = {"status": "ok", "value": encode_value(value)}
     except KeyboardInterrupt:
         reply = {"status": "interrupted"}
     except BaseException as exc:  # noqa: BLE001 - the student's exception, whatever it is
         reply = {"status": "raised", "ename": type(exc).__name__, "evalue": _safe_str(exc)}
-    wanted = set(req.get("forbidden", []))
-    reply["forbidden"] = sorted(set(TRIPWIRE.hits) & wanted)
+    hits = sorted(set(TRIPWIRE.hits) & set(wanted))
+    if record is not None:
+        hits += [h for h in record.hits(wanted) if h.split(" ")[0] not in hits]
+        if record.removed:
+            reply["tampered"] = record.removed
+    reply["forbidden"] = hits
     mutated = []
     for key, pre in before.items():
         if pre is None:

@@ -14,8 +14,15 @@ class Limits:
 
     memory: int = 4 * GiB  # bytes, whole sandbox (cgroup) or per process (fallback)
     pids: int = 256  # processes + threads
-    cell_timeout: float = 120.0  # seconds of wall clock per cell, hidden checks included
-    notebook_timeout: float = 1800.0  # seconds of wall clock for the whole notebook
+    # Time limits are CPU time of the kernel, so a busy machine (which stretches wall-clock time,
+    # not the work a cell does) gives the same verdicts as an idle one, and they are multiplied by
+    # the machine's measured slowness (machine_slowness(): 1 on the reference machine or faster),
+    # so a slow machine gives the same verdicts as a fast one. A cell that computes nothing (asleep,
+    # waiting) is stopped after wall_factor times its CPU limit in wall-clock time.
+    cell_timeout: float = 120.0  # CPU seconds per cell (times slowness), the visible code and the hidden checks' calls
+    notebook_timeout: float = 1800.0  # CPU seconds for the whole notebook (times slowness)
+    wall_factor: float = 4.0  # wall-clock cap, as a multiple of a CPU limit
+    slowness: float | None = None  # None: measured once per process (machine_slowness())
     startup_timeout: float = 120.0
     interrupt_grace: float = 5.0  # CPU seconds an interrupted kernel may go on computing before it is killed
     scratch: int = 512 * MiB  # size of the private working copy (tmpfs)
@@ -31,14 +38,81 @@ class Limits:
     max_outputs: int = 16 * MiB
     max_text: int = 1 * MiB  # text one request may print (kept by the kernel)
     fd_output: int = 256 * 1024  # bytes of raw stdout/stderr (C level) kept per request
-    threads: int | None = None  # torch/OpenMP threads in the kernel (None: library default)
+    # torch/OpenMP threads in the kernel. One by default: CPU time then measures the work a cell
+    # does, the same on a 2-core laptop and a 64-core server (idle OpenMP threads spin and would
+    # count), and graders run several kernels side by side anyway (--jobs).
+    threads: int | None = 1
     cpu_seconds: int | None = None  # per-process CPU time (None: derived from the notebook timeout)
+    # the grader's own work on one submission (driving the kernel, decoding replies, deciding the
+    # hidden checks), when it runs in a grader worker process (`grade`, autograder/classgrade.py)
+    grader_memory: int = int(1.5 * GiB)  # the worker's data segment (RLIMIT_DATA)
+    grader_cpu_seconds: float = 600.0  # CPU seconds per submission, times slowness
+
+    def factor(self) -> float:
+        if self.slowness is None:
+            self.slowness = machine_slowness()
+        return self.slowness
+
+    def cell_cpu(self) -> float:
+        """CPU seconds one cell may use on this machine."""
+        return self.cell_timeout * self.factor()
+
+    def notebook_cpu(self) -> float:
+        return self.notebook_timeout * self.factor()
+
+    def grader_cpu(self) -> float:
+        return self.grader_cpu_seconds * self.factor()
+
+    def wall(self, cpu_seconds: float) -> float:
+        """The wall-clock cap that goes with a CPU limit."""
+        return cpu_seconds * self.wall_factor
 
     def cpu_limit(self) -> int:
         if self.cpu_seconds:
             return int(self.cpu_seconds)
-        return int(self.notebook_timeout * max(1, os.cpu_count() or 1)) + 60
+        return int(self.notebook_cpu() * max(1, self.threads or os.cpu_count() or 1)) + 60
 
+
+
+# ---------------------------------------------------------------------------- machine speed
+# CPU seconds that _reference_work() takes on the reference machine (the 2-core class of machine
+# the course's CI runs on; measured with `python -c "from autograder.isolation.limits import
+# work_seconds; print(work_seconds())"`). A machine that needs longer gets proportionally larger
+# time limits; a faster one keeps the reference limits (the factor never goes below 1).
+REFERENCE_WORK_SECONDS = 0.10
+_SLOWNESS: float | None = None
+
+
+def _reference_work() -> int:
+    """A fixed amount of interpreter work (integer arithmetic, list and dict traffic)."""
+    total, table = 0, {}
+    for i in range(1_000_000):
+        total = (total * 31 + i) % 1_000_003
+        table[i & 1023] = total
+    return total + len(table)
+
+
+def work_seconds(repeats: int = 5) -> float:
+    """The least CPU time (this thread's) the reference work takes: busy neighbours stretch its
+    wall-clock time, not the CPU time it needs, and the least of a few runs drops interruptions."""
+    import time
+
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.thread_time()
+        _reference_work()
+        best = min(best, time.thread_time() - start)
+    return best
+
+
+def machine_slowness() -> float:
+    """How many times slower than the reference machine this one computes (>= 1), measured once
+    per process; $AUTOGRADER_SLOWNESS sets it (to reproduce another machine's limits)."""
+    global _SLOWNESS
+    if _SLOWNESS is None:
+        pinned = os.environ.get("AUTOGRADER_SLOWNESS")
+        _SLOWNESS = float(pinned) if pinned else max(1.0, round(work_seconds() / REFERENCE_WORK_SECONDS, 2))
+    return _SLOWNESS
 
 
 def parse_size(text: str) -> int:

@@ -43,6 +43,7 @@ from . import wire
 from .bwrap import base_args, bwrap_path, python_roots, sandbox_problem
 from .cgroups import Cgroup
 from .kernel import HERE, Drain, Kernel, KernelError, set_nonblocking
+from .leftovers import scratch_prefix
 from .seccomp import lockdown_program, seccomp_program
 
 PRELOAD = ["matplotlib", "matplotlib.pyplot", "matplotlib_inline.backend_inline", "IPython.core.displayhook", "traitlets"]
@@ -95,11 +96,11 @@ class Zygote:
         return env
 
     def start(self, timeout: float = 120.0) -> None:
-        self.tmp = Path(tempfile.mkdtemp(prefix="autograder-zygote-"))
+        self.tmp = Path(tempfile.mkdtemp(prefix=scratch_prefix("zygote")))
         os.chmod(self.tmp, 0o755)
         code = self.tmp / "code"
         code.mkdir()
-        for name in ("zygote_runner.py", "kernel_runner.py", "wire.py"):
+        for name in ("zygote_runner.py", "kernel_runner.py", "wire.py", "recorder.py"):
             shutil.copyfile(HERE / name, code / name)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         theirs.set_inheritable(True)
@@ -256,7 +257,7 @@ class WarmKernel(Kernel):
             print(f"autograder: warm kernels unavailable ({exc}); starting a cold kernel", file=sys.stderr)
             self.cold = True
             return super().start()
-        self.tmp = Path(tempfile.mkdtemp(prefix="autograder-kernel-"))
+        self.tmp = Path(tempfile.mkdtemp(prefix=scratch_prefix("kernel")))
         self.cgroup = Cgroup.create(self.limits.memory, self.limits.pids)
         if self.cgroup is None:
             raise KernelError("no cgroup for a warm kernel", "startup")
@@ -282,6 +283,9 @@ class WarmKernel(Kernel):
             "RLIMIT_CORE": 0,
             "RLIMIT_NOFILE": 1024,
             "RLIMIT_NPROC": self.limits.pids,
+            # not the grader worker's own data limit (inherited as a soft limit): the kernel's
+            # memory is bounded by its cgroup (or RLIMIT_AS) instead
+            "RLIMIT_DATA": -1,
         }
         config = {
             "workdir": "/home/student/work", "submission": "", "rlimits": rlimits, "forbidden": self.forbidden,

@@ -255,6 +255,12 @@ _TAMPER_ATTRS = {
     "setprofile", "settrace", "getsignal", "get_objects", "get_referrers", "get_referents", "_current_frames",
     "dup2", "fdopen", "set_inheritable", "pthread_kill", "interrupt_main", "getouterframes", "getinnerframes",
     "__getattribute__", "attrgetter", "methodcaller", "__setattr__", "__delattr__",
+    # the record of torch routines a graded call reaches (autograder/isolation/recorder.py) and
+    # the wrappers of forbidden functions: unwrapping them or switching the modes off
+    "cell_contents", "__wrapped__", "DisableTorchFunction", "DisableTorchFunctionSubclass", "_DisableTorchDispatch",
+    "_pop_mode", "_pop_mode_temporarily", "_pop_torch_function_stack", "_pop_torch_dispatch_stack",
+    "_disable_current_modes", "_set_torch_function_mode", "_get_current_dispatch_mode_stack", "_python_dispatch",
+    "_len_torch_function_stack", "_get_function_stack_at", "_unset_dispatch_mode", "_set_dispatch_mode",
 }
 _TAMPER_MODULES = {"ctypes", "importlib", "builtins", "wire", "kernel_runner", "_thread", "cffi"}
 _TAMPER_CALLS = {"eval", "exec", "compile", "__import__", "globals", "locals", "breakpoint"}
@@ -303,6 +309,8 @@ def tampering_in(tree: ast.AST, aliases: dict[str, str]) -> str | None:
                 for a in node.names:
                     if a.name in _TAMPER_ATTRS or a.name in ("modules", "TorchFunctionMode", "TorchDispatchMode"):
                         return f"imports {a.name}"
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in _DYNAMIC_ATTR_CALLS | _TAMPER_CALLS and not _called(node, tree):
+            return f"passes {node.id} around (an alias hides what it reaches)"
         if isinstance(node, ast.Call):
             func = node.func
             if isinstance(func, ast.Name) and func.id in _TAMPER_CALLS:
@@ -322,6 +330,17 @@ def tampering_in(tree: ast.AST, aliases: dict[str, str]) -> str | None:
             if hit:
                 return hit
     return None
+
+
+def _called(name: ast.Name, tree: ast.AST) -> bool:
+    """Whether this use of a name is the function of a call (``getattr(x, "a")``), not a value
+    handed on (``g = getattr``, ``map(getattr, ...)``, ``functools.reduce(getattr, ...)``)."""
+    parents = getattr(tree, "_parents", None)
+    if parents is None:
+        parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+        tree._parents = parents
+    parent = parents.get(id(name))
+    return isinstance(parent, ast.Call) and parent.func is name
 
 
 def _store_problem(target: ast.AST, aliases: dict[str, str]) -> str | None:
@@ -387,14 +406,20 @@ class Session:
 
     def __init__(self, kernel: Kernel, source: StudentSource):
         self.kernel, self.source = kernel, source
-        self.deadline = float("inf")
+        self.deadline = float("inf")  # wall clock (time.monotonic())
+        self.cpu_deadline: float | None = None  # the kernel's CPU time (Kernel.cpu_seconds()), if limited
         self.outputs: list[dict] = []  # where outputs of student code go (the current cell's)
 
     def request(self, message: dict) -> dict:
         timeout = self.deadline - time.monotonic()
         if timeout <= 0:
             raise KernelTimeout("timed out", alive=True)
-        reply = self.kernel.request(message, timeout)
+        cpu_timeout = None
+        if self.cpu_deadline is not None:
+            cpu_timeout = self.cpu_deadline - self.kernel.cpu_seconds()
+            if cpu_timeout <= 0:
+                raise KernelTimeout("timed out", alive=True)
+        reply = self.kernel.request(message, timeout, cpu_timeout=cpu_timeout)
         self.outputs.extend(reply.get("outputs") or [])
         dropped = reply.get("dropped")
         if type(dropped) is int and dropped > 0:
@@ -501,6 +526,12 @@ class RemoteContext(Context):
         reply = self._send("call", name, args, kwargs, name=name)
         return self._result(reply, name, args)
 
+    def _call_quietly(self, name, *args, **kwargs):
+        reply = self._send("call", name, args, kwargs, name=name)
+        if reply.get("status") == "raised" and _s(reply.get("ename")) == "NotImplementedError" and reply.get("evalue"):
+            raise StudentCodeError(f"{name} raised NotImplementedError: {_s(reply.get('evalue'))}")
+        return self._result(reply, name, args)
+
     def method(self, obj, name, *args, **kwargs):
         h = self._handle_of(obj)
         if h is None:  # the check's own object: nothing of the student's runs
@@ -552,8 +583,13 @@ class RemoteContext(Context):
         if status == "lookup_error":
             raise AttributeError(f"{label}: {_s(reply.get('ename'))}: {_s(reply.get('evalue'))}")
 
+    def _tampered(self, reply: dict) -> None:
+        if reply.get("tampered"):
+            raise CheckFailure(f"not graded: {_s(reply.get('tampered'))}, so the kernel's answers cannot be trusted [check {self.check.name}]")
+
     def _result(self, reply: dict, label: str, args):
         self._missing(reply, label)
+        self._tampered(reply)
         status = reply.get("status")
         if status == "raised":
             ename = _s(reply.get("ename"))
@@ -570,6 +606,7 @@ class RemoteContext(Context):
 
     def _raised_name(self, reply: dict, label: str):
         self._missing(reply, label)
+        self._tampered(reply)
         status = reply.get("status")
         if status == "raised":
             ename = _s(reply.get("ename"))

@@ -157,7 +157,10 @@ class NotebookRunner:
                 stopped = f"the kernel did not start: {exc.reason}"
                 result.problem_kind = "startup"
             session = Session(kernel, source)
-            notebook_deadline = time.monotonic() + self.limits.notebook_timeout
+            # limits in the kernel's CPU time, scaled by the machine's slowness, with wall-clock caps
+            # for a kernel that computes nothing (Limits): the same verdicts on a busy machine
+            notebook_deadline = time.monotonic() + self.limits.wall(self.limits.notebook_cpu())
+            notebook_cpu_deadline = kernel.cpu_seconds() + self.limits.notebook_cpu() if not stopped else 0.0
             count = 0
             for cell, code, checks in plan:
                 gid = nbgrader_meta(cell).get("grade_id", "")
@@ -169,8 +172,8 @@ class NotebookRunner:
                 count += 1
                 cell.execution_count = count
                 session.outputs = []
-                cell_deadline = min(time.monotonic() + self.limits.cell_timeout, notebook_deadline)
-                session.deadline = cell_deadline
+                session.deadline = min(time.monotonic() + self.limits.wall(self.limits.cell_cpu()), notebook_deadline)
+                session.cpu_deadline = min(kernel.cpu_seconds() + self.limits.cell_cpu(), notebook_cpu_deadline)
                 error = None
                 try:
                     reply = session.request({"op": "run", "code": code, "interactive": checks is None})
@@ -193,9 +196,11 @@ class NotebookRunner:
                                 error = {"ename": type(exc).__name__, "evalue": msg, "traceback": [f"{type(exc).__name__}: {msg}"]}
                                 break
                 except KernelTimeout as exc:
-                    timeout = self.limits.cell_timeout if time.monotonic() < notebook_deadline else self.limits.notebook_timeout
-                    what = "cell" if time.monotonic() < notebook_deadline else "notebook"
-                    msg = f"the {what} ran longer than {timeout:g} s" + ("" if exc.alive else " and ignored the interrupt; the kernel was stopped")
+                    notebook_over = time.monotonic() >= notebook_deadline or (exc.alive and kernel.cpu_seconds() >= notebook_cpu_deadline)
+                    what = "notebook" if notebook_over else "cell"
+                    cpu = self.limits.notebook_cpu() if notebook_over else self.limits.cell_cpu()
+                    msg = (f"the {what} used more than its {cpu:g} s of CPU time (or {self.limits.wall(cpu):g} s of wall-clock time)"
+                           + ("" if exc.alive else " and ignored the interrupt; the kernel was stopped"))
                     error = {"ename": "CellTimeoutError", "evalue": msg, "traceback": [f"CellTimeoutError: {msg}"]}
                     if not exc.alive or what == "notebook":
                         stopped = msg

@@ -11,6 +11,7 @@ from pathlib import Path
 import nbformat
 
 from .coursedir import course_directory, nbgrader_meta, nbgrader_resources, read, release_path, source_path
+from ..isolation import scratch_prefix
 from .sanitize import neutralize_html
 from .score import StudentResult, failure_reason
 
@@ -37,7 +38,7 @@ def sync_gradebook(assignment: str, root: Path, log=print):
     if up_to_date and released.is_file():
         return read(released)
     log(f"updating the gradebook for {assignment} (nbgrader generate_assignment)")
-    with tempfile.TemporaryDirectory(prefix="autograder-release-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=scratch_prefix("release")) as tmp:
         done = subprocess.run(
             [sys.executable, "-m", "nbgrader", "generate_assignment", assignment, "--force", "--log-level=ERROR",
              f"--CourseDirectory.release_directory={tmp}", f"--CourseDirectory.root={Path(root).resolve()}"],

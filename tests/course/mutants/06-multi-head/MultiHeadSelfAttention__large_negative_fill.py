@@ -1,4 +1,7 @@
-"""MultiHeadSelfAttention: fills masked scores with -1e9, so a fully masked query attends uniformly to the hidden keys."""
+"""MultiHeadSelfAttention: fills masked scores with -1e9, so a fully masked query attends uniformly to the hidden keys.
+
+Breaks: 06.MultiHeadSelfAttention.fully_masked
+"""
 
 
 class MultiHeadSelfAttention(MultiHeadSelfAttention):

@@ -1,4 +1,7 @@
-"""MultiHeadSelfAttention: merges the heads with a plain reshape, without transposing heads and tokens back."""
+"""MultiHeadSelfAttention: merges the heads with a plain reshape, without transposing heads and tokens back.
+
+Breaks: 06.MultiHeadSelfAttention.values
+"""
 
 
 class MultiHeadSelfAttention(MultiHeadSelfAttention):

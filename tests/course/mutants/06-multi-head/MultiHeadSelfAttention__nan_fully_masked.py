@@ -1,4 +1,7 @@
-"""MultiHeadSelfAttention: a query with nothing to attend gets NaN weights and a NaN output."""
+"""MultiHeadSelfAttention: a query with nothing to attend gets NaN weights and a NaN output.
+
+Breaks: 06.MultiHeadSelfAttention.fully_masked
+"""
 
 
 class MultiHeadSelfAttention(MultiHeadSelfAttention):

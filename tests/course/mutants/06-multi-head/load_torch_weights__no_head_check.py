@@ -1,4 +1,7 @@
-"""load_torch_weights: does not check the number of heads; equal d_model with other heads loads silently and disagrees."""
+"""load_torch_weights: does not check the number of heads; equal d_model with other heads loads silently and disagrees.
+
+Breaks: 06.load_torch_weights.errors
+"""
 
 
 def load_torch_weights(module, reference):

@@ -1,4 +1,7 @@
-"""merge_heads: moves the head axis last, (B, N, Dh, H), so the features of the heads are interleaved."""
+"""merge_heads: moves the head axis last, (B, N, Dh, H), so the features of the heads are interleaved.
+
+Breaks: 06.merge_heads.values
+"""
 
 
 def merge_heads(x):

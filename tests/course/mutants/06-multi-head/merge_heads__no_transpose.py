@@ -1,4 +1,7 @@
-"""merge_heads: reshapes (B, H, N, Dh) straight to (B, N, H*Dh) without moving the head axis back."""
+"""merge_heads: reshapes (B, H, N, Dh) straight to (B, N, H*Dh) without moving the head axis back.
+
+Breaks: 06.merge_heads.values
+"""
 
 
 def merge_heads(x):

@@ -1,4 +1,7 @@
-"""merge_heads: transposes the batch and head axes (0, 1) instead of heads and tokens, mixing sentences."""
+"""merge_heads: transposes the batch and head axes (0, 1) instead of heads and tokens, mixing sentences.
+
+Breaks: 06.merge_heads.values
+"""
 
 
 def merge_heads(x):

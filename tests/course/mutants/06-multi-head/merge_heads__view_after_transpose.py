@@ -1,4 +1,7 @@
-"""merge_heads: calls view on the transposed tensor without contiguous(), which fails for most shapes."""
+"""merge_heads: calls view on the transposed tensor without contiguous(), which fails for most shapes.
+
+Breaks: 06.merge_heads.values
+"""
 
 
 def merge_heads(x):

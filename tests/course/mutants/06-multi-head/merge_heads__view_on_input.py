@@ -1,4 +1,7 @@
-"""merge_heads: calls view on its input (fine for split_heads' contiguous output here), so a transposed input raises."""
+"""merge_heads: calls view on its input (fine for split_heads' contiguous output here), so a transposed input raises.
+
+Breaks: 06.merge_heads.values
+"""
 
 
 def split_heads(x, num_heads):

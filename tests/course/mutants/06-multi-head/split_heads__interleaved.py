@@ -1,4 +1,7 @@
-"""split_heads: views the features as (Dh, H), so head h takes every H-th feature instead of a contiguous slice."""
+"""split_heads: views the features as (Dh, H), so head h takes every H-th feature instead of a contiguous slice.
+
+Breaks: 06.split_heads.values
+"""
 
 
 def split_heads(x, num_heads):

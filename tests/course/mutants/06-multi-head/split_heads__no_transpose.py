@@ -1,4 +1,7 @@
-"""split_heads: reshapes straight to (B, H, N, Dh) without the transpose, so a head holds whole tokens, not a feature slice."""
+"""split_heads: reshapes straight to (B, H, N, Dh) without the transpose, so a head holds whole tokens, not a feature slice.
+
+Breaks: 06.split_heads.values
+"""
 
 
 def split_heads(x, num_heads):

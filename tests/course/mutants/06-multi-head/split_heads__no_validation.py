@@ -1,4 +1,7 @@
-"""split_heads: no ValueError; an indivisible last dimension fails inside reshape with a RuntimeError."""
+"""split_heads: no ValueError; an indivisible last dimension fails inside reshape with a RuntimeError.
+
+Breaks: 06.split_heads.errors
+"""
 
 
 def split_heads(x, num_heads):

@@ -1,4 +1,7 @@
-"""split_heads: the source material's reshape (B, N, D) -> (-1, B, N, D/h), i.e. heads first."""
+"""split_heads: the source material's reshape (B, N, D) -> (-1, B, N, D/h), i.e. heads first.
+
+Breaks: 06.split_heads.values
+"""
 
 
 def split_heads(x, num_heads):

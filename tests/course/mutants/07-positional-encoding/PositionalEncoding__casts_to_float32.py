@@ -1,4 +1,7 @@
-"""PositionalEncoding: returns float32 for float64 inputs (x.float() + pe)."""
+"""PositionalEncoding: returns float32 for float64 inputs (x.float() + pe).
+
+Breaks: 07.PositionalEncoding.dtype
+"""
 class PositionalEncoding(nn.Module):
     def __init__(self, d_model, max_len=5000, dropout=0.0):
         super().__init__()

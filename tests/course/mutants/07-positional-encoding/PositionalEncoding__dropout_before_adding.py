@@ -1,4 +1,7 @@
-"""PositionalEncoding: applies dropout to x and then adds pe, instead of dropout(x + pe)."""
+"""PositionalEncoding: applies dropout to x and then adds pe, instead of dropout(x + pe).
+
+Breaks: 07.PositionalEncoding.dropout
+"""
 class PositionalEncoding(nn.Module):
     def __init__(self, d_model, max_len=5000, dropout=0.0):
         super().__init__()

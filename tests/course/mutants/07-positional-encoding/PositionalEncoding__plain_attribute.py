@@ -1,4 +1,7 @@
-"""PositionalEncoding: stores pe as a plain attribute, so it is not a buffer and does not follow .to(device)."""
+"""PositionalEncoding: stores pe as a plain attribute, so it is not a buffer and does not follow .to(device).
+
+Breaks: 07.PositionalEncoding.buffer
+"""
 class PositionalEncoding(nn.Module):
     def __init__(self, d_model, max_len=5000, dropout=0.0):
         super().__init__()

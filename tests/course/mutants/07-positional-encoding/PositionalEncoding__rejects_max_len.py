@@ -1,4 +1,7 @@
-"""PositionalEncoding: raises ValueError already for N == max_len (>= instead of >)."""
+"""PositionalEncoding: raises ValueError already for N == max_len (>= instead of >).
+
+Breaks: 07.PositionalEncoding.forward
+"""
 class PositionalEncoding(nn.Module):
     def __init__(self, d_model, max_len=5000, dropout=0.0):
         super().__init__()

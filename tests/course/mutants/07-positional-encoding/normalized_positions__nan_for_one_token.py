@@ -1,4 +1,7 @@
-"""normalized_positions: no special case for n = 1, so 0 / 0 gives NaN."""
+"""normalized_positions: no special case for n = 1, so 0 / 0 gives NaN.
+
+Breaks: 07.normalized_positions.single
+"""
 def normalized_positions(n):
     if n < 1:
         raise ValueError("n must be positive")

@@ -1,4 +1,7 @@
-"""normalized_positions: returns an empty or garbage tensor for n < 1 instead of raising ValueError."""
+"""normalized_positions: returns an empty or garbage tensor for n < 1 instead of raising ValueError.
+
+Breaks: 07.normalized_positions.errors
+"""
 def normalized_positions(n):
     if n == 1:
         return torch.zeros(1)

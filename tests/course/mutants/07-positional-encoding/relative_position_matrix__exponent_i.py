@@ -1,4 +1,7 @@
-"""relative_position_matrix: block frequencies 10000^(-i/d) instead of 10000^(-2i/d)."""
+"""relative_position_matrix: block frequencies 10000^(-i/d) instead of 10000^(-2i/d).
+
+Breaks: 07.relative_position_matrix.values
+"""
 def relative_position_matrix(k, d_model):
     omega = 1.0 / 10000 ** (torch.arange(d_model // 2, dtype=torch.float64) / d_model)
     c, s = torch.cos(k * omega), torch.sin(k * omega)

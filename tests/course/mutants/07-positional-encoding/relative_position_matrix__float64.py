@@ -1,4 +1,7 @@
-"""relative_position_matrix: returns the matrix in float64 instead of float32."""
+"""relative_position_matrix: returns the matrix in float64 instead of float32.
+
+Breaks: 07.relative_position_matrix.dtype
+"""
 def relative_position_matrix(k, d_model):
     omega = 1.0 / 10000 ** (torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
     c, s = torch.cos(k * omega), torch.sin(k * omega)

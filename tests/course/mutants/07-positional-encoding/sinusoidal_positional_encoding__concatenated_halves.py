@@ -1,4 +1,7 @@
-"""sinusoidal_positional_encoding: all sines in the first half and all cosines in the second, not interleaved."""
+"""sinusoidal_positional_encoding: all sines in the first half and all cosines in the second, not interleaved.
+
+Breaks: 07.sinusoidal_positional_encoding.values
+"""
 def sinusoidal_positional_encoding(num_positions, d_model):
     if d_model % 2:
         raise ValueError("d_model must be even")

@@ -1,4 +1,7 @@
-"""sinusoidal_positional_encoding: exponent i/d instead of 2i/d (frequencies fall too slowly)."""
+"""sinusoidal_positional_encoding: exponent i/d instead of 2i/d (frequencies fall too slowly).
+
+Breaks: 07.sinusoidal_positional_encoding.values
+"""
 def sinusoidal_positional_encoding(num_positions, d_model):
     if d_model % 2:
         raise ValueError("d_model must be even")

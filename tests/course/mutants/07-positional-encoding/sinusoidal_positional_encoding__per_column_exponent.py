@@ -1,4 +1,7 @@
-"""sinusoidal_positional_encoding: uses the column index j in 10000^(j/d), so sin and cos of a pair get different frequencies."""
+"""sinusoidal_positional_encoding: uses the column index j in 10000^(j/d), so sin and cos of a pair get different frequencies.
+
+Breaks: 07.sinusoidal_positional_encoding.values
+"""
 def sinusoidal_positional_encoding(num_positions, d_model):
     if d_model % 2:
         raise ValueError("d_model must be even")

@@ -1,4 +1,7 @@
-"""sinusoidal_positional_encoding: cosines in the even columns and sines in the odd ones."""
+"""sinusoidal_positional_encoding: cosines in the even columns and sines in the odd ones.
+
+Breaks: 07.sinusoidal_positional_encoding.values
+"""
 def sinusoidal_positional_encoding(num_positions, d_model):
     if d_model % 2:
         raise ValueError("d_model must be even")

@@ -1,0 +1,135 @@
+"""Which torch routines a block of code reaches, whatever name it used to reach them.
+
+A forbidden routine is identified by what it *is*, not by how the student spelled it:
+while the recorder is on, a torch function mode sees every call of the Python API
+(``torch.softmax``, ``torch._softmax``, ``F.scaled_dot_product_attention``, a method
+``x.softmax``, an alias ``s = torch.softmax`` made at any time) and a dispatch mode sees
+every ATen operator the calls end in (``aten::_softmax``, ``aten::_log_softmax``,
+``aten::_scaled_dot_product_flash_attention_for_cpu``, ``torch.ops.aten.*`` called
+directly). A recorded name matches a forbidden dotted name when the words of the
+forbidden routine's own name appear in it in order: ``softmax`` matches ``_softmax``,
+``log_softmax``, ``special_softmax`` and ``_masked_softmax`` (the private twins);
+``scaled_dot_product_attention`` matches ``_scaled_dot_product_attention_math`` and
+``_scaled_dot_product_flash_attention_for_cpu``.
+
+Both modes sit on torch's mode stacks for the duration of a graded call. Code that pops
+them or runs with torch functions disabled is found afterwards (the stacks no longer
+hold the recorder) and reported as ``removed``, which the grader treats as tampering.
+
+This module knows nothing of courses; it is used inside the sandboxed kernel
+(``kernel_runner.py``) and by in-process checking (plain nbgrader, self-check).
+"""
+from __future__ import annotations
+
+import re
+
+import torch
+from torch.overrides import TorchFunctionMode
+from torch.utils._python_dispatch import TorchDispatchMode, _get_current_dispatch_mode_stack
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def words(name: str) -> list[str]:
+    """``"aten::_scaled_dot_product_flash_attention_for_cpu.default"`` -> its lower-case words."""
+    return [w for w in re.split(r"[^a-z0-9]+", _CAMEL.sub("_", name).lower()) if w and w not in ("aten", "default", "int", "tensor")]
+
+
+def routine_words(dotted: str) -> list[str]:
+    """The words of a forbidden routine's own name: ``torch.nn.functional.one_hot`` -> one, hot."""
+    return words(dotted.rpartition(".")[2])
+
+
+def reaches(name: str, dotted: str) -> bool:
+    """Whether a recorded routine ``name`` is (a twin of) the forbidden ``dotted`` routine."""
+    want, have = routine_words(dotted), words(name)
+    if not want:
+        return False
+    it = iter(have)
+    return all(any(w == h for h in it) for w in want)
+
+
+def _name(func) -> str:
+    for attr in ("__qualname__", "__name__"):
+        value = getattr(func, attr, None)
+        if type(value) is str:
+            return value
+    return type(func).__name__
+
+
+class _Functions(TorchFunctionMode):
+    def __init__(self, seen: set):
+        super().__init__()
+        self.seen = seen
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        self.seen.add(_name(func))
+        return func(*args, **(kwargs or {}))
+
+
+class _Operators(TorchDispatchMode):
+    def __init__(self, seen: set):
+        super().__init__()
+        self.seen = seen
+        self.functions_off = False
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.seen.add(str(getattr(func, "_name", None) or func))
+        # torch functions switched off around this call (DisableTorchFunction) while the function
+        # mode is still on its stack: the code hid the names it calls from the recorder
+        if not torch._C._is_torch_function_enabled() and torch._C._len_torch_function_stack() > 0:
+            self.functions_off = True
+        return func(*args, **(kwargs or {}))
+
+
+class Recorder:
+    """``with Recorder() as r: ...`` then ``r.hits(forbidden)`` and ``r.removed``."""
+
+    def __init__(self):
+        self.seen: set[str] = set()
+        self.removed = ""
+        self._functions = _Functions(self.seen)
+        self._operators = _Operators(self.seen)
+
+    def __enter__(self):
+        self.seen.clear()
+        self.removed = ""
+        self._operators.functions_off = False
+        self._functions.__enter__()
+        self._operators.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        if not self._on_stacks() or self._operators.functions_off:
+            self.removed = "the code removed the grader's record of the torch routines it calls"
+        # leave the stacks as they were before __enter__, whatever the code did to them
+        try:
+            self._operators.__exit__(None, None, None)
+        except Exception:  # noqa: BLE001 - already popped by the code
+            pass
+        try:
+            self._functions.__exit__(None, None, None)
+        except Exception:  # noqa: BLE001
+            pass
+        return False
+
+    def _on_stacks(self) -> bool:
+        try:
+            dispatch_ok = any(m is self._operators for m in _get_current_dispatch_mode_stack())
+            n = torch._C._len_torch_function_stack()
+            function_ok = any(torch._C._get_function_stack_at(i) is self._functions for i in range(n))
+            return dispatch_ok and function_ok and torch._C._is_torch_function_enabled()
+        except Exception:  # noqa: BLE001 - an internal API this torch lacks: do not guess
+            return True
+
+    def hits(self, forbidden) -> list[str]:
+        """The forbidden dotted names the recorded calls reach, each once, as
+        ``"torch.softmax (reached as aten::_softmax)"`` where the names differ."""
+        out = []
+        for dotted in forbidden:
+            found = sorted(n for n in self.seen if reaches(n, dotted))
+            if found:
+                plain = dotted.rpartition(".")[2]
+                shown = next((n for n in found if n == plain), found[0])
+                out.append(dotted if shown == plain else f"{dotted} (reached as {shown})")
+        return out

@@ -1,0 +1,21 @@
+"""MultiHeadSelfAttention: computes the softmax in float32 "for stability" (softmax(..., dtype=torch.float32)), which breaks a float64 module.
+
+Breaks: 06.MultiHeadSelfAttention.dtype
+"""
+
+
+class MultiHeadSelfAttention(MultiHeadSelfAttention):
+    """The reference layers (inherited __init__), a float32 softmax."""
+
+    def forward(self, x, mask=None, return_weights=False):
+        q = split_heads(self.q_proj(x), self.num_heads)
+        k = split_heads(self.k_proj(x), self.num_heads)
+        v = split_heads(self.v_proj(x), self.num_heads)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_head)
+        if mask is not None:
+            scores = scores.masked_fill(~mask, float("-inf"))
+        weights = torch.softmax(scores, dim=-1, dtype=torch.float32)
+        if mask is not None:
+            weights = weights.masked_fill(~mask.any(dim=-1, keepdim=True), 0.0)
+        output = self.out_proj(merge_heads(weights @ v))
+        return (output, weights) if return_weights else output

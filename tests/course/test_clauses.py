@@ -1,0 +1,161 @@
+"""Contract -> checks traceability (issue 12): every assignment's contract is a list of
+clauses (``CLAUSES`` in its checks module), each graded by its own hidden check(s), each
+with a mutant that only those checks catch, and the student notebook shows them all.
+Correct answers written in other styles (``tests/course/alternatives/``) keep full marks."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from autograder.checking import CheckFailure
+from autograder.pipeline.coursedir import nbgrader_meta, read, source_path
+from autograder.pipeline.score import grade_in_process, solution_namespace
+from course.authoring import CLAUSES_GRADE_ID, render_clauses
+from course.checks import checks_for, clauses, contract, run_check
+
+from tests.support import ASSIGNMENTS, ROOT
+from tests.support.studentwork import MUTANTS, mutant_targets, mutants
+
+ALTERNATIVES = Path(__file__).resolve().parent / "alternatives"
+# Two fixed seeds: a mutant must be caught by its clause's checks on both, and by no other check.
+SEEDS = (20261130, 7)
+
+
+def _prefix(assignment: str) -> str:
+    return assignment.split("-", 1)[0]
+
+
+def breaks(mutant: Path) -> list[str]:
+    """The clause ids a mutant's docstring declares it breaks (``Breaks: 03.softmax.unchanged``)."""
+    text = mutant.read_text(encoding="utf-8")
+    doc = text.split('"""')[1] if text.lstrip().startswith('"""') else ""
+    return [c.strip() for line in re.findall(r"^\s*Breaks:\s*(.+)$", doc, re.M) for c in line.split(",") if c.strip()]
+
+
+def alternatives(assignment: str) -> list[Path]:
+    folder = ALTERNATIVES / assignment
+    return sorted(folder.glob("*.py")) if folder.is_dir() else []
+
+
+@pytest.fixture(scope="module")
+def namespaces():
+    cache = {}
+
+    def get(assignment):
+        if assignment not in cache:
+            cache[assignment] = solution_namespace(assignment, ROOT)
+        return dict(cache[assignment])
+
+    return get
+
+
+def _failing_checks(namespace: dict, names: list[str], seed: int) -> dict[str, str]:
+    failing = {}
+    for name in names:
+        try:
+            run_check(name, dict(namespace), seed=seed)
+        except CheckFailure as exc:
+            failing[name] = str(exc)
+        except Exception as exc:  # noqa: BLE001 - a crash inside a check is a failure of that check
+            failing[name] = f"{type(exc).__name__}: {exc}"
+    return failing
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_clauses_cover_the_checks(assignment):
+    prefix = _prefix(assignment)
+    table = clauses(prefix)
+    assert table, f"{assignment}: no CLAUSES in its checks module"
+    ids = [c.id for c in table]
+    assert len(ids) == len(set(ids)), f"{assignment}: clause ids repeat: {sorted(i for i in ids if ids.count(i) > 1)}"
+    names = contract(prefix)
+    checks = {c.name: c for c in checks_for(prefix)}
+    for c in table:
+        assert c.id.startswith(prefix + "."), f"clause {c.id} does not start with {prefix}."
+        assert c.target in names, f"clause {c.id} is about {c.target!r}, not a contract name {names}"
+        assert c.text.strip(), f"clause {c.id} has no text"
+        missing = [k for k in c.checks if k not in checks]
+        assert not missing, f"clause {c.id} names checks that do not exist: {missing}"
+    unstated = sorted(set(checks) - {k for c in table for k in c.checks})
+    assert not unstated, f"{assignment}: checks that grade no stated clause (not stated, not graded): {unstated}"
+    sets = {}
+    for c in table:
+        key = frozenset(c.checks)
+        assert key not in sets, f"clauses {sets.get(key)} and {c.id} are graded by the same checks {sorted(key)}: a mutant cannot tell them apart"
+        sets[key] = c.id
+    untargeted = sorted(n for n in names if not any(c.target == n for c in table))
+    assert not untargeted, f"{assignment}: contract names without a clause: {untargeted}"
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_every_mutant_names_clauses_that_exist(assignment):
+    ids = {c.id for c in clauses(_prefix(assignment))}
+    for m in mutants(assignment):
+        unknown = [b for b in breaks(m) if b not in ids]
+        assert not unknown, f"{m.name} says it breaks {unknown}, which are not clauses of {assignment}"
+
+
+CLAUSE_CASES = [(a, c.id) for a in ASSIGNMENTS for c in clauses(_prefix(a))]
+
+
+@pytest.mark.parametrize("assignment,clause_id", CLAUSE_CASES, ids=[cid for _, cid in CLAUSE_CASES])
+def test_each_clause_has_a_mutant_only_its_checks_catch(assignment, clause_id, namespaces):
+    prefix = _prefix(assignment)
+    clause = next(c for c in clauses(prefix) if c.id == clause_id)
+    all_checks = [c.name for c in checks_for(prefix)]
+    candidates = [m for m in mutants(assignment) if clause_id in breaks(m)]
+    assert candidates, f"no mutant in {MUTANTS / assignment} says 'Breaks: {clause_id}'"
+    verdicts = []
+    for m in candidates:
+        namespace = namespaces(assignment)
+        exec(compile(m.read_text(encoding="utf-8"), str(m), "exec"), namespace)
+        ok = True
+        for seed in SEEDS:
+            failing = _failing_checks(namespace, all_checks, seed)
+            caught = set(failing) & set(clause.checks)
+            others = {k: v for k, v in failing.items() if k not in clause.checks}
+            if not caught or others:
+                ok = False
+                verdicts.append(f"{m.name} (seed {seed}): caught by {sorted(caught) or 'none of ' + str(list(clause.checks))}" + (f"; also fails other clauses' checks: {others}" if others else ""))
+                break
+        if ok:
+            return
+    pytest.fail(f"no mutant is caught only by the checks of {clause_id} {list(clause.checks)}:\n" + "\n".join(verdicts))
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_the_notebook_shows_exactly_the_clauses(assignment):
+    nb = read(source_path(assignment, ROOT))
+    cells = [c for c in nb.cells if nbgrader_meta(c).get("grade_id") == CLAUSES_GRADE_ID]
+    assert len(cells) == 1, f"{assignment}: expected one '{CLAUSES_GRADE_ID}' cell, found {len(cells)} (python -m tools.clauses)"
+    cell = cells[0]
+    assert cell.cell_type == "markdown" and nbgrader_meta(cell).get("locked"), "the clauses cell is read-only markdown"
+    assert cell.source == render_clauses(_prefix(assignment)), f"{assignment}: the clauses cell is stale: run python -m tools.clauses {_prefix(assignment)} && python -m autograder release"
+    for c in clauses(_prefix(assignment)):
+        assert f"`{c.id}`" in cell.source
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_two_alternative_correct_answers_per_contract_name(assignment):
+    counts = {n: 0 for n in contract(_prefix(assignment))}
+    for alt in alternatives(assignment):
+        text = alt.read_text(encoding="utf-8")
+        assert text.lstrip().startswith('"""'), f"{alt.name}: start with a docstring naming the style"
+        for t in mutant_targets(alt):
+            if t in counts:
+                counts[t] += 1
+    few = {n: k for n, k in counts.items() if k < 2}
+    assert not few, f"{assignment}: fewer than two alternative correct answers for {few} in {ALTERNATIVES / assignment}"
+
+
+ALT_CASES = [(a, p) for a in ASSIGNMENTS for p in alternatives(a)]
+
+
+@pytest.mark.parametrize("assignment,alternative", ALT_CASES, ids=[f"{a.split('-')[0]}/{p.stem}" for a, p in ALT_CASES])
+def test_alternative_correct_answer_keeps_full_marks(assignment, alternative, namespaces):
+    namespace = namespaces(assignment)
+    exec(compile(alternative.read_text(encoding="utf-8"), str(alternative), "exec"), namespace)
+    report = grade_in_process(assignment, namespace, ROOT)
+    assert report.full_marks, f"{alternative.name}, a correct answer in another style, loses points:\n{report.table()}"
