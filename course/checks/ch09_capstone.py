@@ -766,8 +766,31 @@ def train_reproducible(ctx):
 
 
 # ---------------------------------------------------------------- the graded run
+_GRADED_RUN_CACHE: list = []  # [(student objects, device, result)]: in-process only, see _graded_run
+
+
 def _graded_run(ctx):
-    """Train a fresh TinyTagger exactly as the notebook states; returns (model, setting, seconds, slowdown, test data)."""
+    """Train a fresh TinyTagger exactly as the notebook states; returns (model, setting, seconds, slowdown, test data).
+
+    In this process (plain nbgrader, the course's own tests) the run is trained once and shared by
+    capstone.accuracy and capstone.order as long as the student's TinyTagger, train_tagger and
+    set_seed are the very same objects (held here, so they cannot be recycled): the run depends on
+    nothing else, and the seed of a check only draws the order check's shuffles. A sandboxed
+    grading run has no namespace here and trains for each check.
+    """
+    namespace = getattr(ctx, "namespace", None)
+    key = tuple(namespace.get(n) for n in ("TinyTagger", "train_tagger", "set_seed")) if isinstance(namespace, dict) else None
+    if key is not None:
+        for objects, device, result in _GRADED_RUN_CACHE:
+            if device == str(ctx.device) and all(a is b for a, b in zip(objects, key)):
+                return result
+    result = _train_graded_run(ctx)
+    if key is not None:
+        _GRADED_RUN_CACHE[:] = [(key, str(ctx.device), result)]
+    return result
+
+
+def _train_graded_run(ctx):
     train, test = data.make_splits(TRAIN_SIZE, TEST_SIZE, seed=GRADED_SEED)
     train_ids, train_tags = (t.to(ctx.device) for t in data.encode(train))
     test_ids, test_tags = (t.to(ctx.device) for t in data.encode(test))
