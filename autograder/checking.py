@@ -256,7 +256,15 @@ class Context:
         ``.cpu()``) fails ``prop``. A student operation that has no ``meta`` implementation
         (``.item()``, data-dependent indexing, printing values) makes the probe inconclusive,
         never a failure. Returns the meta result, or None when inconclusive."""
-        self.call(name, *args, **kwargs)
+        def clone(a):
+            if isinstance(a, torch.Tensor):
+                return a.clone()
+            if type(a) in (list, tuple):
+                return type(a)(clone(v) for v in a)
+            return a
+
+        # on copies: an answer that changes its inputs in place is the `unchanged` clause's business
+        self.call(name, *[clone(a) for a in args], **{k: clone(v) for k, v in kwargs.items()})
 
         def meta(a):
             if isinstance(a, torch.Tensor):

@@ -31,11 +31,11 @@ def cmd_release(args) -> int:
 
 # --------------------------------------------------------------------------- check
 def assignment_of(path: Path) -> str:
-    known = assignments()
-    for candidate in (path.stem, path.parent.name):
-        if candidate in known:
-            return candidate
-    raise SystemExit(f"cannot tell which assignment {path} belongs to (expected one of {', '.join(known)})")
+    """The assignment of a notebook: its file or folder name, else the one whose graded cells it shares
+    (the course root's assignments, or the installed package's outside a clone)."""
+    from .selfcheck import guess_assignment
+
+    return guess_assignment(path)
 
 
 def self_check(path: Path, assignment: str | None = None, timeout: int = 120, unsafe: bool = False, memory: str | None = None):
@@ -50,6 +50,7 @@ def self_check(path: Path, assignment: str | None = None, timeout: int = 120, un
 
 def cmd_check(args) -> int:
     from .isolation import SandboxUnavailable
+    from .selfcheck import format_report
 
     path = Path(args.notebook).resolve()
     if not path.is_file():
@@ -60,8 +61,10 @@ def cmd_check(args) -> int:
     except SandboxUnavailable as exc:
         print(f"check: {exc}", file=sys.stderr)
         return 2
-    print(f"{report.assignment}: {path.name}")
-    print(report.table())
+    except FileNotFoundError as exc:
+        print(f"check: {exc}", file=sys.stderr)
+        return 2
+    print(format_report(report, path.name, args.unsafe))
     return 0 if report.full_marks else 1
 
 
@@ -151,7 +154,8 @@ def main(argv=None) -> int:
     p.add_argument("--assignment", help="assignment id (default: from the file name)")
     p.add_argument("--timeout", type=int, default=120, help="CPU seconds per cell, times the machine's measured slowness")
     p.add_argument("--memory", default=None, help="memory cap of the sandbox, e.g. 4G (default)")
-    p.add_argument("--unsafe", action="store_true", help="run without a sandbox if none is available")
+    p.add_argument("--unsafe", action="store_true",
+                   help="run without a sandbox (Colab, a laptop without bubblewrap): your own notebook, as you")
     p.set_defaults(func=cmd_check)
 
     add_commands(sub)  # grade, feedback

@@ -6,7 +6,9 @@ from a script (see README, "Adding a chapter").
 """
 from __future__ import annotations
 
+import re
 import textwrap
+from pathlib import Path
 
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
@@ -80,14 +82,49 @@ def write(nb, path) -> None:
     nbformat.write(nb, str(path))
 
 
+# --------------------------------------------------------------------------- the course package
+# Where `pip install` gets the course package outside a clone (Colab, a laptop): the repository
+# and branch of _config.yml (README, "Publishing the book"), the one place to set them. The
+# notebooks' setup cells and the pages' first cells carry the resulting URL as text (a notebook
+# opened alone cannot read _config.yml): after changing it, run `python -m course.authoring`.
+DEFAULT_REPOSITORY = ("https://github.com/self-attention-course/self-attention-from-the-ground-up", "main")
+
+
+def course_package_url(root: Path | None = None) -> str:
+    """``git+<repository.url>@<repository.branch>`` from _config.yml (the default outside a clone)."""
+    config = (Path(root) if root else Path(__file__).resolve().parents[1]) / "_config.yml"
+    url, branch = DEFAULT_REPOSITORY
+    if config.is_file():
+        block = re.search(r"(?m)^repository:\n((?:[ \t]+.*\n?)*)", config.read_text(encoding="utf-8"))
+        if block:
+            found = dict(re.findall(r"(?m)^[ \t]+(url|branch):[ \t]*[\"']?([^\"'\s#]+)", block.group(1)))
+            url, branch = found.get("url", url), found.get("branch", branch)
+    return f"git+{url.rstrip('/')}@{branch}"
+
+
 # The read-only first code cell of every student notebook. Notebooks must run
-# standalone (Colab opens a single file), so it imports nothing from the course.
-SETUP_SOURCE = '''
+# standalone (Colab opens a single file), so it imports nothing from the course; the
+# package is needed only by the hidden tests of the open edition's solution notebooks
+# and by the self-check, so it is installed on Colab and named elsewhere (a failed
+# install, e.g. from a private repository, only prints the command: the exercise still runs).
+_SETUP_TEMPLATE = '''
 # Setup (read-only). One device for the whole notebook, chosen once; a fixed seed.
+import importlib.util
 import os
+import subprocess
+import sys
+
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+# The course package (the hidden checks and the self-check): installed here on Colab.
+COURSE_PACKAGE = "{package}"
+if importlib.util.find_spec("course") is None and "google.colab" in sys.modules:
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", COURSE_PACKAGE])
+    importlib.invalidate_caches()
+if importlib.util.find_spec("course") is None and "COURSE_DEVICE" not in os.environ:  # graders set it
+    print(f"The course package is not installed; to check yourself, run:  pip install {{COURSE_PACKAGE}}")
 
 
 def pick_device() -> torch.device:
@@ -103,8 +140,61 @@ def pick_device() -> torch.device:
 
 device = pick_device()
 torch.manual_seed(0)
-print(f"torch {torch.__version__} on {device}")
+print(f"torch {{torch.__version__}} on {{device}}")
 '''
+SETUP_SOURCE = _SETUP_TEMPLATE.format(package=course_package_url())
+
+# The first lines of every chapter page's first code cell (book/NN-*.md), before its imports
+# from `course`: a page downloaded as a notebook installs the package on Colab, and elsewhere
+# stops at once with the command to run (instead of failing in every cell).
+_PAGE_PREAMBLE_TEMPLATE = """\
+# The course's helpers (`course`): installed here on Colab; elsewhere, see the README.
+import importlib.util, subprocess, sys
+COURSE_PACKAGE = "{package}"
+if importlib.util.find_spec("course") is None:
+    if "google.colab" not in sys.modules:
+        raise ModuleNotFoundError(f"this page needs the course package: pip install {{COURSE_PACKAGE}}")
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", COURSE_PACKAGE], check=True)
+"""
+PAGE_PREAMBLE = _PAGE_PREAMBLE_TEMPLATE.format(package=course_package_url())
+_PAGE_PREAMBLE_RE = re.compile(r"# The course's helpers \(`course`\).*?\n[ \t]*subprocess\.run\(.*?\n", re.S)
+_FIRST_CODE_CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(?:---\n.*?\n---\n|(?::[^\n]*\n)*)", re.S | re.M)
+
+
+def with_page_preamble(page_text: str, preamble: str = PAGE_PREAMBLE) -> str:
+    """A chapter page (MyST) whose first code cell starts with ``preamble`` (replacing an older one)."""
+    head = _FIRST_CODE_CELL.search(page_text)
+    if head is None:
+        return page_text
+    body = page_text[head.end():]
+    old = _PAGE_PREAMBLE_RE.match(body)
+    if old:
+        body = body[old.end():]
+    return page_text[:head.end()] + preamble + body
+
+
+def write_setup_cells(root: Path | None = None) -> list[Path]:
+    """The setup cell of every solutions notebook and the preamble of every chapter page, from
+    the templates and _config.yml's repository; returns the files changed (then run
+    ``python -m autograder release``)."""
+    root = Path(root) if root else Path(__file__).resolve().parents[1]
+    package = course_package_url(root)
+    setup = clean(_SETUP_TEMPLATE.format(package=package))
+    changed = []
+    for path in sorted(root.glob("solutions/*/*.ipynb")):
+        nb = nbformat.read(str(path), as_version=4)
+        cells = [c for c in nb.cells if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "setup"]
+        if cells and cells[0].source != setup:
+            cells[0].source = setup
+            nbformat.write(nb, str(path))
+            changed.append(path)
+    for path in sorted(root.glob("book/[0-9][0-9]-*.md")):
+        text = path.read_text(encoding="utf-8")
+        new = with_page_preamble(text, _PAGE_PREAMBLE_TEMPLATE.format(package=package))
+        if new != text:
+            path.write_text(new, encoding="utf-8")
+            changed.append(path)
+    return changed
 
 
 def setup_cell():
@@ -139,3 +229,8 @@ def render_clauses(assignment_prefix: str) -> str:
 def clauses_cell(assignment_prefix: str):
     """The read-only "What the hidden checks grade" markdown cell (see ``render_clauses``)."""
     return locked_markdown(CLAUSES_GRADE_ID, render_clauses(assignment_prefix))
+
+
+if __name__ == "__main__":  # python -m course.authoring: setup cells and page preambles from _config.yml
+    for changed in write_setup_cells():
+        print(f"updated {changed}")

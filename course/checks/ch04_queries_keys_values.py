@@ -6,16 +6,57 @@ pair for additive scores, ``torch.softmax`` for the weights, and the whole layer
 ``softmax(X W_q (X W_k)^T) X W_v`` written out independently. Shapes are chosen
 so that swapped roles show: ``d_in``, ``d_k`` and ``d_v`` differ, ``Nq != Nk``,
 and square cases (where a transpose still "fits") are included too.
+
+One check per clause (``CLAUSES`` below): the value checks compare formulas on
+float32 inputs; the dtype/device checks look only at the dtype and device of the
+results; the "unchanged" checks only at the inputs after the call. So a wrong
+formula, a cast to float32 and an in-place operation each cost exactly one clause.
 """
+import math
+
 import torch
 
-from autograder.checking import check, describe, expect_tensor
+from autograder.checking import Clause, check, describe, expect_tensor
 from .ground_truth import cpu64, float64_ok, like
 
 A = ASSIGNMENT = "04"
-CONTRACT = ["project_qkv", "dot_product_scores", "additive_scores", "attend", "self_attention"]
+CONTRACT = ["project_qkv", "dot_product_scores", "additive_scores", "attend", "self_attention", "successor_projections"]
 
 ATTENTION_FORBIDDEN = ("torch.nn.functional.scaled_dot_product_attention", "torch.nn.MultiheadAttention")
+
+CLAUSES = [
+    Clause("04.project_qkv.values", "project_qkv",
+           "`project_qkv(X, W_q, W_k, W_v)` returns `X @ W_q`, `X @ W_k`, `X @ W_v` in that order, of shapes `(..., N, d_k)`, `(..., N, d_k)`, `(..., N, d_v)`, for `X` of shape `(..., N, d_in)` with any number of leading dimensions (also none)."),
+    Clause("04.project_qkv.tuple", "project_qkv", "the result is a Python `tuple` of three tensors (not a list)."),
+    Clause("04.project_qkv.dtype_device", "project_qkv", "float64 inputs give float64 results, and the results are on the device of `X`."),
+    Clause("04.project_qkv.unchanged", "project_qkv", "`X`, `W_q`, `W_k` and `W_v` are left unchanged (no in-place operation on an input)."),
+    Clause("04.dot_product_scores.values", "dot_product_scores",
+           "`dot_product_scores(Q, K)` returns `S` of shape `(..., Nq, Nk)` with `S[..., i, j] = Q[..., i, :] · K[..., j, :]`, unscaled (no $1/\\sqrt{d}$), for any number of leading dimensions and `Nq` different from `Nk`."),
+    Clause("04.dot_product_scores.dtype_device", "dot_product_scores", "float64 inputs give a float64 result, on the device of `Q`."),
+    Clause("04.dot_product_scores.unchanged", "dot_product_scores", "`Q` and `K` are left unchanged."),
+    Clause("04.additive_scores.values", "additive_scores",
+           "`additive_scores(Q, K, w)` returns `S` of shape `(..., Nq, Nk)` with `S[..., i, j] = w · tanh(Q[..., i, :] + K[..., j, :])`, for `w` of shape `(d,)`, any number of leading dimensions and `Nq` different from `Nk`."),
+    Clause("04.additive_scores.saturation", "additive_scores",
+           "inputs with entries in the hundreds give finite scores, bounded by $\\sum_m |w_m|$ (the tanh saturates; it does not overflow)."),
+    Clause("04.additive_scores.dtype_device", "additive_scores", "float64 inputs give a float64 result, on the device of `Q`."),
+    Clause("04.additive_scores.unchanged", "additive_scores", "`Q`, `K` and `w` are left unchanged (no in-place `unsqueeze_` or similar on an input)."),
+    Clause("04.attend.values", "attend",
+           "`attend(scores, V)` returns the tuple `(output, weights)`: `weights = softmax(scores)` over the keys (the last dimension), shape `(..., Nq, Nk)`, and `output = weights @ V`, shape `(..., Nq, d_v)`, for any leading dimensions (also a single key)."),
+    Clause("04.attend.stable", "attend", "scores in the thousands give the same weights and output as the same scores shifted down by a constant (a numerically stable softmax: no overflow, no NaN)."),
+    Clause("04.attend.masked", "attend", "a score of `-inf` gives its key weight exactly 0, with no NaN in the weights or the output (some keys of a row may be `-inf`, not all)."),
+    Clause("04.attend.dtype_device", "attend", "float64 inputs give float64 results, on the device of `scores`."),
+    Clause("04.attend.unchanged", "attend", "`scores` and `V` are left unchanged (no in-place subtraction of the maximum, for instance)."),
+    Clause("04.self_attention.values", "self_attention",
+           "`self_attention(X, W_q, W_k, W_v)` returns only the output $\\operatorname{softmax}\\big((X W_q)(X W_k)^\\top\\big) X W_v$ (unscaled, softmax over the keys), shape `(..., N, d_v)`, for any number of leading dimensions."),
+    Clause("04.self_attention.stable", "self_attention", "scores in the hundreds give a finite output, exactly zero when `W_v = 0` (a numerically stable softmax)."),
+    Clause("04.self_attention.dtype_device", "self_attention", "float64 inputs give a float64 result, on the device of `X`."),
+    Clause("04.self_attention.unchanged", "self_attention", "`X`, `W_q`, `W_k` and `W_v` are left unchanged."),
+    Clause("04.successor_projections.shapes", "successor_projections",
+           "`successor_projections(n, d_k)` returns a tuple `(W_q, W_k)` of two float32 tensors of shape `(n, d_k)`."),
+    Clause("04.successor_projections.successor", "successor_projections",
+           "for every `n` from 2 to 32 and every `d_k` from 2 to 40, with one-hot inputs `X = torch.eye(n)`, each row `i` of `softmax((X W_q)(X W_k)^T)` gives weight at least 0.9 to its successor `(i + 1) % n` (the last token's successor is token 0)."),
+    Clause("04.successor_projections.errors", "successor_projections", "raises `ValueError` when `n < 2` or `d_k < 2`."),
+]
 
 # (batch dims, N, d_in, d_k, d_v)
 LAYER_SHAPES = [((), 5, 4, 3, 2), ((), 4, 4, 4, 4), ((2,), 6, 5, 3, 4), ((3, 2), 4, 3, 2, 5), ((), 1, 3, 2, 2)]
@@ -51,16 +92,47 @@ def _layer_truth(X, Wq, Wk, Wv):
     return _attend_truth(_dot_truth(Q, K), V)[0]
 
 
-def _pair(ctx, got, n, prop, inputs):
-    """The result must be a tuple of n tensors (the contract's return type)."""
-    if type(got) is not tuple or len(got) != n:
+def _seq(ctx, got, n, prop, inputs):
+    """The result must hold n results (a tuple or a list: the type itself is its own clause)."""
+    if not isinstance(got, (tuple, list)) or len(got) != n:
         kind = type(got).__name__ + (f" of length {len(got)}" if isinstance(got, (tuple, list)) else "")
-        ctx.fail(prop, f"expected a tuple of {n} tensors, got a {kind}", inputs)
+        ctx.fail(prop, f"expected {n} results, got a {kind}", inputs)
     return got
 
 
-def _weights(ctx, batch, d_in, d_k, d_v, dtype=torch.float32):
+def _weights(ctx, d_in, d_k, d_v, dtype=torch.float32):
     return ctx.randn(d_in, d_k, dtype=dtype), ctx.randn(d_in, d_k, dtype=dtype), ctx.randn(d_in, d_v, dtype=dtype)
+
+
+def _probe_device(ctx, name, *args, **kwargs):
+    """Device propagation on a non-CPU device without a GPU (the framework's ``probe_device``, where present)."""
+    probe = getattr(ctx, "probe_device", None)
+    if probe is not None:
+        probe(name, *args, **kwargs)
+
+
+def _expect_dtype(ctx, got, dtype, prop, inputs):
+    """Only the type and dtype of one result (its values are other clauses)."""
+    if type(got) is not torch.Tensor:
+        ctx.fail(prop, f"expected a torch.Tensor, got {type(got).__module__}.{type(got).__qualname__}", inputs)
+    if got.dtype != dtype:
+        ctx.fail(prop, f"dtype {got.dtype}, expected {dtype} (keep the input's dtype)", inputs)
+    if got.device.type != ctx.device.type:
+        ctx.fail(prop, f"result on {got.device}, expected {ctx.device} (keep the input's device)", inputs)
+
+
+def _expect_unchanged(ctx, name, args, prop):
+    """Call ``name(*args)`` and require every tensor argument to keep its shape, dtype and values.
+
+    Whether the call returns or raises is other clauses' business: only the inputs are compared.
+    """
+    copies = [a.clone() for a in args]
+    inputs = ", ".join(describe(a) for a in args)
+    ctx.raised(name, *args)
+    for position, (arg, copy) in enumerate(zip(args, copies)):
+        if tuple(arg.shape) != tuple(copy.shape) or arg.dtype != copy.dtype or not torch.equal(arg.detach().cpu(), copy.detach().cpu()):
+            what = f"shape {tuple(copy.shape)} became {tuple(arg.shape)}" if tuple(arg.shape) != tuple(copy.shape) else "its values changed"
+            ctx.fail(prop, f"argument {position + 1} of {name} was modified in place: {what}", inputs)
 
 
 # ---------------------------------------------------------------- project_qkv
@@ -69,53 +141,72 @@ def project_values(ctx):
     """(X W_q, X W_k, X W_v) in that order, for X of shape (..., N, d_in) and weights multiplying on the right."""
     for batch, n, d_in, d_k, d_v in LAYER_SHAPES:
         X = ctx.randn(*batch, n, d_in)
-        Wq, Wk, Wv = _weights(ctx, batch, d_in, d_k, d_v)
+        Wq, Wk, Wv = _weights(ctx, d_in, d_k, d_v)
         inputs = f"X {describe(X)}, W_q {describe(Wq)}, W_k {describe(Wk)}, W_v {describe(Wv)}"
-        got = _pair(ctx, ctx.call("project_qkv", X.clone(), Wq.clone(), Wk.clone(), Wv.clone()), 3, "returns the tuple (Q, K, V)", inputs)
-        for name, part, W in zip("QKV", got, (Wq, Wk, Wv)):
-            expect_tensor(ctx, part, like(_project_truth(X, W), X), f"{name} = X @ W_{name.lower()} (position {'QKV'.index(name)} of the tuple)", inputs)
+        got = _seq(ctx, ctx.call("project_qkv", X.clone(), Wq.clone(), Wk.clone(), Wv.clone()), 3, "returns (Q, K, V)", inputs)
+        for position, (name, part, W) in enumerate(zip("QKV", got, (Wq, Wk, Wv))):
+            expect_tensor(ctx, part, like(_project_truth(X, W), X), f"{name} = X @ W_{name.lower()} (position {position} of the tuple)", inputs)
 
 
-@check(f"{A}.project_qkv.properties", "project_qkv")
-def project_properties(ctx):
-    """Identity weights give X three times; linear in X; float64 kept."""
+@check(f"{A}.project_qkv.tuple", "project_qkv")
+def project_tuple(ctx):
+    """The result is a tuple (the contract's return type)."""
     X = ctx.randn(2, 4, 3)
-    eye = torch.eye(3, device=ctx.device)
-    got = _pair(ctx, ctx.call("project_qkv", X.clone(), eye, eye.clone(), eye.clone()), 3, "returns the tuple (Q, K, V)", f"X {describe(X)}, identity weights")
-    for name, part in zip("QKV", got):
-        expect_tensor(ctx, part, X, f"identity weights give {name} = X", f"X {describe(X)}, identity weights")
+    Wq, Wk, Wv = _weights(ctx, 3, 2, 5)
+    got = ctx.call("project_qkv", X, Wq, Wk, Wv)
+    if type(got) is not tuple:
+        ctx.fail("returns a tuple (Q, K, V)", f"got a {type(got).__name__}", f"X {describe(X)}")
+
+
+@check(f"{A}.project_qkv.dtype_device", "project_qkv")
+def project_dtype_device(ctx):
+    """float64 in, float64 out; the device of X."""
+    X = ctx.randn(2, 5, 4)
+    Wq, Wk, Wv = _weights(ctx, 4, 3, 6)
+    _probe_device(ctx, "project_qkv", X, Wq, Wk, Wv)
     if float64_ok(ctx):
-        X = ctx.randn(2, 5, 4, dtype=torch.float64)
-        Wq, Wk, Wv = _weights(ctx, (), 4, 3, 6, dtype=torch.float64)
+        X = ctx.randn(5, 4, dtype=torch.float64)
+        Wq, Wk, Wv = _weights(ctx, 4, 3, 6, dtype=torch.float64)
         inputs = f"X {describe(X)}, W_q {describe(Wq)}, W_v {describe(Wv)}"
-        got = _pair(ctx, ctx.call("project_qkv", X.clone(), Wq, Wk, Wv), 3, "returns the tuple (Q, K, V)", inputs)
-        for name, part, W in zip("QKV", got, (Wq, Wk, Wv)):
-            expect_tensor(ctx, part, _project_truth(X, W).to(ctx.device), f"float64 input keeps float64 ({name})", inputs, atol=1e-10, rtol=1e-9)
+        got = _seq(ctx, ctx.call("project_qkv", X, Wq, Wk, Wv), 3, "returns (Q, K, V)", inputs)
+        for name, part in zip("QKV", got):
+            _expect_dtype(ctx, part, torch.float64, f"float64 inputs give a float64 {name}", inputs)
+
+
+@check(f"{A}.project_qkv.unchanged", "project_qkv")
+def project_unchanged(ctx):
+    """No input is modified."""
+    X = ctx.randn(2, 4, 3)
+    _expect_unchanged(ctx, "project_qkv", (X, *_weights(ctx, 3, 2, 5)), "X, W_q, W_k and W_v are left unchanged")
 
 
 # ---------------------------------------------------------------- dot_product_scores
 @check(f"{A}.dot_product_scores.values", "dot_product_scores", ATTENTION_FORBIDDEN)
 def dot_scores_values(ctx):
-    """S[..., i, j] = Q[..., i, :] . K[..., j, :], shape (..., Nq, Nk), unscaled."""
-    for batch, nq, nk, d in SCORE_SHAPES:
+    """S[..., i, j] = Q[..., i, :] . K[..., j, :], shape (..., Nq, Nk), unscaled (d up to 16)."""
+    for batch, nq, nk, d in SCORE_SHAPES + [((), 3, 5, 16)]:
         Q, K = ctx.randn(*batch, nq, d), ctx.randn(*batch, nk, d)
         got = ctx.call("dot_product_scores", Q.clone(), K.clone())
-        expect_tensor(ctx, got, like(_dot_truth(Q, K), Q), "entry (i, j) is query i . key j, shape (..., Nq, Nk)", f"Q {describe(Q)}, K {describe(K)}")
+        truth = _dot_truth(Q, K)
+        inputs = f"Q {describe(Q)}, K {describe(K)}"
+        if type(got) is torch.Tensor and got.shape == truth.shape and d > 1 and torch.allclose(cpu64(got), truth / math.sqrt(d), atol=1e-4):
+            ctx.fail("S = Q K^T, unscaled", "the scores are divided by sqrt(d): no 1/sqrt(d) scale in this chapter", inputs)
+        expect_tensor(ctx, got, like(truth, Q), "S[..., i, j] = query i . key j (unscaled), shape (..., Nq, Nk)", inputs)
 
 
-@check(f"{A}.dot_product_scores.properties", "dot_product_scores", ATTENTION_FORBIDDEN)
-def dot_scores_properties(ctx):
-    """Not scaled (d = 16); queries equal to keys give the Gram matrix; float64 kept."""
-    Q, K = ctx.randn(3, 16), ctx.randn(5, 16)
-    got = ctx.call("dot_product_scores", Q.clone(), K.clone())
-    expect_tensor(ctx, got, like(_dot_truth(Q, K), Q), "plain dot products, no 1/sqrt(d) scale in this chapter", f"Q {describe(Q)}, K {describe(K)}")
-    X = ctx.randn(2, 4, 3)
-    got = ctx.call("dot_product_scores", X.clone(), X.clone())
-    expect_tensor(ctx, got, like(_dot_truth(X, X), X), "Q = K gives the (symmetric) Gram matrix", f"Q = K = {describe(X)}")
+@check(f"{A}.dot_product_scores.dtype_device", "dot_product_scores", ATTENTION_FORBIDDEN)
+def dot_scores_dtype_device(ctx):
+    """float64 in, float64 out; the device of Q."""
+    _probe_device(ctx, "dot_product_scores", ctx.randn(2, 3, 4), ctx.randn(2, 5, 4))
     if float64_ok(ctx):
-        Q, K = ctx.randn(2, 3, 4, dtype=torch.float64), ctx.randn(2, 5, 4, dtype=torch.float64)
-        got = ctx.call("dot_product_scores", Q.clone(), K.clone())
-        expect_tensor(ctx, got, _dot_truth(Q, K).to(ctx.device), "float64 input keeps float64", f"Q {describe(Q)}, K {describe(K)}", atol=1e-10, rtol=1e-9)
+        Q, K = ctx.randn(4, 4, dtype=torch.float64), ctx.randn(4, 4, dtype=torch.float64)
+        _expect_dtype(ctx, ctx.call("dot_product_scores", Q, K), torch.float64, "float64 inputs give float64 scores", f"Q {describe(Q)}, K {describe(K)}")
+
+
+@check(f"{A}.dot_product_scores.unchanged", "dot_product_scores", ATTENTION_FORBIDDEN)
+def dot_scores_unchanged(ctx):
+    """No input is modified."""
+    _expect_unchanged(ctx, "dot_product_scores", (ctx.randn(2, 3, 4), ctx.randn(2, 5, 4)), "Q and K are left unchanged")
 
 
 # ---------------------------------------------------------------- additive_scores
@@ -125,97 +216,221 @@ def additive_values(ctx):
     for batch, nq, nk, d in SCORE_SHAPES:
         Q, K, w = ctx.randn(*batch, nq, d), ctx.randn(*batch, nk, d), ctx.randn(d)
         got = ctx.call("additive_scores", Q.clone(), K.clone(), w.clone())
-        expect_tensor(ctx, got, like(_additive_truth(Q, K, w), Q), "entry (i, j) is w . tanh(q_i + k_j), shape (..., Nq, Nk)", f"Q {describe(Q)}, K {describe(K)}, w {describe(w)}")
+        expect_tensor(ctx, got, like(_additive_truth(Q, K, w), Q), "S[..., i, j] = w . tanh(q_i + k_j), shape (..., Nq, Nk)", f"Q {describe(Q)}, K {describe(K)}, w {describe(w)}")
 
 
-@check(f"{A}.additive_scores.properties", "additive_scores")
-def additive_properties(ctx):
-    """tanh saturates: large inputs give scores bounded by sum |w|; zero w gives zeros; float64 kept."""
-    Q, K, w = ctx.randn(4, 3, scale=50.0), ctx.randn(6, 3, scale=50.0), ctx.randn(3)
+@check(f"{A}.additive_scores.saturation", "additive_scores")
+def additive_saturation(ctx):
+    """Entries in the hundreds: finite scores, bounded by sum |w| (the formula itself is the values clause)."""
+    Q, K, w = ctx.randn(4, 3, scale=300.0), ctx.randn(6, 3, scale=300.0), ctx.randn(3)
+    inputs = f"Q {describe(Q)}, K {describe(K)} with entries in the hundreds, w {describe(w)}"
     got = ctx.call("additive_scores", Q.clone(), K.clone(), w.clone())
-    expect_tensor(ctx, got, like(_additive_truth(Q, K, w), Q), "large inputs saturate the tanh (|score| <= sum |w|)", f"Q {describe(Q)} with entries around 50, w {describe(w)}")
-    Q, K = ctx.randn(3, 4), ctx.randn(5, 4)
-    got = ctx.call("additive_scores", Q.clone(), K.clone(), torch.zeros(4, device=ctx.device))
-    expect_tensor(ctx, got, torch.zeros(3, 5, device=ctx.device), "w = 0 gives all-zero scores", f"Q {describe(Q)}, K {describe(K)}, w = 0")
+    prop = "entries in the hundreds give finite scores with |score| <= sum |w| (tanh saturates)"
+    if type(got) is not torch.Tensor or not got.is_floating_point():
+        ctx.fail(prop, f"expected a floating-point torch.Tensor, got {describe(got) if isinstance(got, torch.Tensor) else type(got).__name__}", inputs)
+    g = cpu64(got)
+    if not bool(torch.isfinite(g).all()):
+        ctx.fail(prop, f"non-finite score {g[~torch.isfinite(g)][0].item()} (an exponential overflowed?)", inputs)
+    bound = float(w.abs().sum())
+    if float(g.abs().max()) > bound * (1 + 1e-5) + 1e-5:
+        ctx.fail(prop, f"a score of absolute value {float(g.abs().max()):.8g} exceeds sum |w| = {bound:.8g}", inputs)
+
+
+@check(f"{A}.additive_scores.dtype_device", "additive_scores")
+def additive_dtype_device(ctx):
+    """float64 in, float64 out; the device of Q."""
+    _probe_device(ctx, "additive_scores", ctx.randn(2, 3, 4), ctx.randn(2, 5, 4), ctx.randn(4))
     if float64_ok(ctx):
-        Q, K, w = ctx.randn(2, 3, 4, dtype=torch.float64), ctx.randn(2, 5, 4, dtype=torch.float64), ctx.randn(4, dtype=torch.float64)
-        got = ctx.call("additive_scores", Q.clone(), K.clone(), w.clone())
-        expect_tensor(ctx, got, _additive_truth(Q, K, w).to(ctx.device), "float64 input keeps float64", f"Q {describe(Q)}, K {describe(K)}", atol=1e-10, rtol=1e-9)
+        Q, K, w = ctx.randn(3, 4, dtype=torch.float64), ctx.randn(5, 4, dtype=torch.float64), ctx.randn(4, dtype=torch.float64)
+        _expect_dtype(ctx, ctx.call("additive_scores", Q, K, w), torch.float64, "float64 inputs give float64 scores", f"Q {describe(Q)}, K {describe(K)}, w {describe(w)}")
+
+
+@check(f"{A}.additive_scores.unchanged", "additive_scores")
+def additive_unchanged(ctx):
+    """No input is modified."""
+    _expect_unchanged(ctx, "additive_scores", (ctx.randn(2, 3, 4), ctx.randn(2, 5, 4), ctx.randn(4)), "Q, K and w are left unchanged")
 
 
 # ---------------------------------------------------------------- attend
+def _expect_attend(ctx, scores, V, what):
+    inputs = f"scores {describe(scores)}, V {describe(V)}" + (f": {what}" if what else "")
+    out, weights = _seq(ctx, ctx.call("attend", scores.clone(), V.clone()), 2, "returns (output, weights)", inputs)
+    true_out, true_weights = _attend_truth(scores, V)
+    expect_tensor(ctx, weights, like(true_weights, scores), "weights = softmax over the keys (each row sums to 1), second in the tuple", inputs)
+    expect_tensor(ctx, out, like(true_out, V), "output = weights @ V, first in the tuple", inputs)
+
+
 @check(f"{A}.attend.values", "attend", ATTENTION_FORBIDDEN)
 def attend_values(ctx):
     """(softmax(scores) @ V, softmax(scores)), softmax over the keys (last dim), in that order."""
     for batch, nq, nk, d_v in SCORE_SHAPES:
-        scores, V = ctx.randn(*batch, nq, nk, scale=2.0), ctx.randn(*batch, nk, d_v)
-        inputs = f"scores {describe(scores)}, V {describe(V)}"
-        out, weights = _pair(ctx, ctx.call("attend", scores.clone(), V.clone()), 2, "returns the tuple (output, weights)", inputs)
-        true_out, true_weights = _attend_truth(scores, V)
-        expect_tensor(ctx, weights, like(true_weights, scores), "weights = softmax over the keys (each row sums to 1), second in the tuple", inputs)
-        expect_tensor(ctx, out, like(true_out, V), "output = weights @ V, first in the tuple", inputs)
+        _expect_attend(ctx, ctx.randn(*batch, nq, nk, scale=2.0), ctx.randn(*batch, nk, d_v), "")
 
 
-@check(f"{A}.attend.edges", "attend", ATTENTION_FORBIDDEN)
-def attend_edges(ctx):
-    """Scores in the thousands stay exact; -inf scores get weight 0; one key gets weight 1; float64 kept."""
-    cases = []
-    scores = ctx.randn(2, 3, 5, scale=1000.0)
-    cases.append((scores, ctx.randn(2, 5, 4), "scores around 1000 (stable softmax)"))
+@check(f"{A}.attend.stable", "attend", ATTENTION_FORBIDDEN)
+def attend_stable(ctx):
+    """Adding 1000 to every score changes nothing (softmax is shift invariant): no overflow, no NaN."""
+    scores, V = ctx.randn(2, 3, 5, scale=2.0), ctx.randn(2, 5, 4)
+    inputs = f"scores {describe(scores)} + 1000, V {describe(V)}"
+    prop = "scores in the thousands give the same weights and output as the same scores minus 1000 (a stable softmax)"
+    small = _seq(ctx, ctx.call("attend", scores.clone(), V.clone()), 2, "returns (output, weights)", inputs)
+    large = _seq(ctx, ctx.call("attend", scores + 1000.0, V.clone()), 2, "returns (output, weights)", inputs)
+    for what, got, ref in (("weights", large[1], small[1]), ("output", large[0], small[0])):
+        if type(got) is not torch.Tensor or type(ref) is not torch.Tensor:
+            ctx.fail(prop, f"the {what} is not a tensor", inputs)
+        expect_tensor(ctx, got, torch.Tensor.detach(ref), f"{prop} ({what})", inputs, atol=1e-4)
+
+
+@check(f"{A}.attend.masked", "attend", ATTENTION_FORBIDDEN)
+def attend_masked(ctx):
+    """-inf scores get weight exactly 0, and nothing becomes NaN."""
     scores = ctx.randn(4, 6)
-    scores[0, 1] = scores[2, 0] = scores[2, 5] = scores[3, 3] = float("-inf")
-    cases.append((scores, ctx.randn(6, 3), "some scores -inf (masked keys)"))
-    cases.append((ctx.randn(3, 1), ctx.randn(1, 4), "a single key"))
-    for scores, V, what in cases:
-        inputs = f"scores {describe(scores)}, V {describe(V)}: {what}"
-        out, weights = _pair(ctx, ctx.call("attend", scores.clone(), V.clone()), 2, "returns the tuple (output, weights)", inputs)
-        true_out, true_weights = _attend_truth(scores, V)
-        expect_tensor(ctx, weights, like(true_weights, scores), f"weights with {what}", inputs)
-        expect_tensor(ctx, out, like(true_out, V), f"output with {what}", inputs)
+    masked = [(0, 1), (2, 0), (2, 5), (3, 3)]
+    for i, j in masked:
+        scores[i, j] = float("-inf")
+    V = ctx.randn(6, 3)
+    inputs = f"scores {describe(scores)} with -inf at {masked}, V {describe(V)}"
+    out, weights = _seq(ctx, ctx.call("attend", scores.clone(), V.clone()), 2, "returns (output, weights)", inputs)
+    prop = "a score of -inf gives weight exactly 0"
+    for what, t in (("weights", weights), ("output", out)):
+        if type(t) is not torch.Tensor:
+            ctx.fail(prop, f"the {what} is {type(t).__name__}, not a tensor", inputs)
+        if bool(torch.isnan(torch.Tensor.detach(t)).any()):
+            ctx.fail(prop, f"the {what} contain NaN", inputs)
+    w = cpu64(weights)
+    if w.shape != scores.shape:
+        ctx.fail(prop, f"weights of shape {tuple(w.shape)}, expected {tuple(scores.shape)}", inputs)
+    for i, j in masked:
+        if w[i, j] != 0:
+            ctx.fail(prop, f"weights[{i}, {j}] is {w[i, j].item():.8g} for a score of -inf", inputs)
+
+
+@check(f"{A}.attend.dtype_device", "attend", ATTENTION_FORBIDDEN)
+def attend_dtype_device(ctx):
+    """float64 in, float64 out; the device of the scores."""
+    _probe_device(ctx, "attend", ctx.randn(2, 3, 4), ctx.randn(2, 4, 5))
     if float64_ok(ctx):
-        scores, V = ctx.randn(2, 3, 4, dtype=torch.float64), ctx.randn(2, 4, 5, dtype=torch.float64)
+        scores, V = ctx.randn(3, 4, dtype=torch.float64), ctx.randn(4, 5, dtype=torch.float64)
         inputs = f"scores {describe(scores)}, V {describe(V)}"
-        out, weights = _pair(ctx, ctx.call("attend", scores.clone(), V.clone()), 2, "returns the tuple (output, weights)", inputs)
-        true_out, true_weights = _attend_truth(scores, V)
-        expect_tensor(ctx, weights, true_weights.to(ctx.device), "float64 input keeps float64 (weights)", inputs, atol=1e-10, rtol=1e-9)
-        expect_tensor(ctx, out, true_out.to(ctx.device), "float64 input keeps float64 (output)", inputs, atol=1e-10, rtol=1e-9)
+        out, weights = _seq(ctx, ctx.call("attend", scores, V), 2, "returns (output, weights)", inputs)
+        _expect_dtype(ctx, weights, torch.float64, "float64 inputs give float64 weights", inputs)
+        _expect_dtype(ctx, out, torch.float64, "float64 inputs give a float64 output", inputs)
+
+
+@check(f"{A}.attend.unchanged", "attend", ATTENTION_FORBIDDEN)
+def attend_unchanged(ctx):
+    """No input is modified."""
+    _expect_unchanged(ctx, "attend", (ctx.randn(2, 3, 4, scale=3.0), ctx.randn(2, 4, 5)), "scores and V are left unchanged")
 
 
 # ---------------------------------------------------------------- self_attention
 @check(f"{A}.self_attention.values", "self_attention", ATTENTION_FORBIDDEN)
 def self_attention_values(ctx):
-    """softmax(X W_q (X W_k)^T) X W_v end to end, unscaled, shape (..., N, d_v)."""
-    for batch, n, d_in, d_k, d_v in LAYER_SHAPES:
+    """softmax(X W_q (X W_k)^T) X W_v end to end, unscaled, shape (..., N, d_v); d_k up to 16."""
+    for batch, n, d_in, d_k, d_v in LAYER_SHAPES + [((), 5, 4, 16, 3)]:
         X = ctx.randn(*batch, n, d_in)
-        Wq, Wk, Wv = _weights(ctx, batch, d_in, d_k, d_v)
+        Wq, Wk, Wv = _weights(ctx, d_in, d_k, d_v)
+        inputs = f"X {describe(X)}, W_q {describe(Wq)}, W_v {describe(Wv)}"
         got = ctx.call("self_attention", X.clone(), Wq.clone(), Wk.clone(), Wv.clone())
-        expect_tensor(ctx, got, like(_layer_truth(X, Wq, Wk, Wv), X), "softmax(Q K^T) V with Q, K, V = X W_q, X W_k, X W_v", f"X {describe(X)}, W_q {describe(Wq)}, W_v {describe(Wv)}")
+        if isinstance(got, (tuple, list)):
+            ctx.fail("returns the output only", f"got a {type(got).__name__} of length {len(got)} (return the output, not the weights)", inputs)
+        truth = _layer_truth(X, Wq, Wk, Wv)
+        if type(got) is torch.Tensor and got.shape == truth.shape and n > 1:
+            Q, K, V = (_project_truth(X, W) for W in (Wq, Wk, Wv))
+            scaled = _attend_truth(_dot_truth(Q, K) / math.sqrt(d_k), V)[0]
+            if not torch.allclose(truth, scaled, atol=1e-3) and torch.allclose(cpu64(got), scaled, atol=1e-4):
+                ctx.fail("softmax(Q K^T) V, unscaled", "the scores are divided by sqrt(d_k): no scale in this chapter", inputs)
+        expect_tensor(ctx, got, like(truth, X), "softmax(Q K^T) V with Q, K, V = X W_q, X W_k, X W_v (unscaled, softmax over the keys)", inputs)
 
 
-@check(f"{A}.self_attention.properties", "self_attention", ATTENTION_FORBIDDEN)
-def self_attention_properties(ctx):
-    """Identity weights give softmax(X X^T) X; not scaled (d_k = 16); W_v = 0 gives zeros; stable; float64 kept."""
-    X = ctx.randn(2, 4, 3)
-    eye = torch.eye(3, device=ctx.device)
-    expected = torch.einsum("...ij,...jd->...id", torch.softmax(_dot_truth(X, X), dim=-1), cpu64(X))
-    got = ctx.call("self_attention", X.clone(), eye, eye.clone(), eye.clone())
-    expect_tensor(ctx, got, like(expected, X), "identity weights give the parameter-free softmax(X X^T) X", f"X {describe(X)}, identity weights")
-    X = ctx.randn(5, 4)
-    Wq, Wk, Wv = _weights(ctx, (), 4, 16, 3)
-    got = ctx.call("self_attention", X.clone(), Wq, Wk, Wv)
-    expect_tensor(ctx, got, like(_layer_truth(X, Wq, Wk, Wv), X), "no 1/sqrt(d_k) scale in this chapter", f"X {describe(X)}, d_k = 16")
-    got = ctx.call("self_attention", X.clone(), Wq, Wk, torch.zeros(4, 3, device=ctx.device))
-    expect_tensor(ctx, got, torch.zeros(5, 3, device=ctx.device), "W_v = 0 gives a zero output", f"X {describe(X)}, W_v = 0")
-    # integer entries: every score is an exact integer in float32, some of them in the hundreds
+@check(f"{A}.self_attention.stable", "self_attention", ATTENTION_FORBIDDEN)
+def self_attention_stable(ctx):
+    """Scores in the hundreds: finite outputs, and exactly zero when W_v = 0 (the formula itself is the values clause)."""
     X = ctx.randint(-3, 4, (2, 5, 4)).to(torch.float32)
     X[0, 0] = 3.0
     Wq = ctx.randint(-2, 3, (4, 6)).to(torch.float32)
     Wq[:, 0] = 2.0  # query (and key) 0 of sentence 0 has a coordinate 24: its own score is >= 576
     Wv = ctx.randint(-2, 3, (4, 3)).to(torch.float32)
-    got = ctx.call("self_attention", X.clone(), Wq.clone(), Wq.clone(), Wv.clone())
-    expect_tensor(ctx, got, like(_layer_truth(X, Wq, Wq, Wv), X), "exact for scores in the hundreds (stable softmax)", f"X {describe(X)} and weights with integer entries, W_k = W_q")
+    inputs = f"X {describe(X)} and weights with integer entries, W_k = W_q, scores up to {float(_dot_truth(X @ Wq, X @ Wq).max()):.0f}"
+    prop = "scores in the hundreds give finite outputs (a stable softmax)"
+    for W_v, what in ((Wv, "W_v with integer entries"), (torch.zeros_like(Wv), "W_v = 0")):
+        got = ctx.call("self_attention", X.clone(), Wq.clone(), Wq.clone(), W_v.clone())
+        if type(got) is not torch.Tensor:
+            ctx.fail(prop, f"expected a torch.Tensor, got {type(got).__name__}", inputs + f", {what}")
+        g = cpu64(got)
+        if not bool(torch.isfinite(g).all()):
+            ctx.fail(prop, "the output contains NaN or inf (exp of a large score overflowed?)", inputs + f", {what}")
+        if what == "W_v = 0" and bool((g != 0).any()):
+            ctx.fail(prop, f"W_v = 0 must give a zero output, got a largest entry {float(g.abs().max()):.8g}", inputs + f", {what}")
+
+
+@check(f"{A}.self_attention.dtype_device", "self_attention", ATTENTION_FORBIDDEN)
+def self_attention_dtype_device(ctx):
+    """float64 in, float64 out; the device of X."""
+    _probe_device(ctx, "self_attention", ctx.randn(2, 3, 4), *_weights(ctx, 4, 2, 5))
     if float64_ok(ctx):
-        X = ctx.randn(2, 3, 4, dtype=torch.float64)
-        Wq, Wk, Wv = _weights(ctx, (), 4, 2, 5, dtype=torch.float64)
-        got = ctx.call("self_attention", X.clone(), Wq, Wk, Wv)
-        expect_tensor(ctx, got, _layer_truth(X, Wq, Wk, Wv).to(ctx.device), "float64 input keeps float64", f"X {describe(X)}", atol=1e-10, rtol=1e-9)
+        X = ctx.randn(3, 4, dtype=torch.float64)
+        Wq, Wk, Wv = _weights(ctx, 4, 2, 5, dtype=torch.float64)
+        _expect_dtype(ctx, ctx.call("self_attention", X, Wq, Wk, Wv), torch.float64, "float64 inputs give a float64 output", f"X {describe(X)}")
+
+
+@check(f"{A}.self_attention.unchanged", "self_attention", ATTENTION_FORBIDDEN)
+def self_attention_unchanged(ctx):
+    """No input is modified (also for an unbatched X)."""
+    for batch in [(), (2,)]:
+        X = ctx.randn(*batch, 4, 3)
+        _expect_unchanged(ctx, "self_attention", (X, *_weights(ctx, 3, 2, 5)), "X, W_q, W_k and W_v are left unchanged")
+
+
+# ---------------------------------------------------------------- successor_projections
+SUCCESSOR_THRESHOLD = 0.9
+
+
+def _successor_pair(ctx, n, d_k, prop):
+    got = ctx.call("successor_projections", n, d_k)
+    inputs = f"n={n}, d_k={d_k}"
+    if not isinstance(got, (tuple, list)) or len(got) != 2 or not all(isinstance(t, torch.Tensor) for t in got):
+        ctx.fail(prop, f"expected two tensors (W_q, W_k), got {type(got).__name__}", inputs)
+    return got
+
+
+@check(f"{A}.successor_projections.shapes", "successor_projections")
+def successor_shapes(ctx):
+    """A tuple of two float32 tensors of shape (n, d_k)."""
+    for n, d_k in [(5, 2), (ctx.randrange(3, 12), ctx.randrange(2, 20)), (4, 9)]:
+        got = _successor_pair(ctx, n, d_k, "returns (W_q, W_k)")
+        inputs = f"n={n}, d_k={d_k}"
+        if type(got) is not tuple:
+            ctx.fail("returns a tuple (W_q, W_k)", f"got a {type(got).__name__}", inputs)
+        for name, W in zip(("W_q", "W_k"), got):
+            if type(W) is not torch.Tensor or tuple(W.shape) != (n, d_k) or W.dtype != torch.float32:
+                ctx.fail(f"{name} is a float32 tensor of shape (n, d_k)", f"{name} is {describe(W)}, expected tensor({(n, d_k)}) float32", inputs)
+
+
+@check(f"{A}.successor_projections.successor", "successor_projections")
+def successor_weights(ctx):
+    """softmax((I W_q)(I W_k)^T)[i, (i + 1) % n] >= 0.9 for every i, over n and d_k."""
+    cases = [(2, 2), (5, 2), (8, 3), (ctx.randrange(3, 33), 2), (ctx.randrange(3, 33), ctx.randrange(2, 41)), (32, 2), (16, 16), (12, 40)]
+    for n, d_k in cases:
+        Wq, Wk = _successor_pair(ctx, n, d_k, "returns (W_q, W_k)")
+        inputs = f"n={n}, d_k={d_k}, X = torch.eye({n})"
+        Wq, Wk = cpu64(torch.Tensor.detach(Wq)), cpu64(torch.Tensor.detach(Wk))
+        if Wq.dim() != 2 or Wk.dim() != 2 or Wq.shape[0] != n or Wk.shape[0] != n or Wq.shape[1] != Wk.shape[1]:
+            ctx.fail("softmax((X W_q)(X W_k)^T) is an (n, n) attention matrix", f"W_q {tuple(Wq.shape)} and W_k {tuple(Wk.shape)} do not give one", inputs)
+        X = torch.eye(n, dtype=torch.float64)
+        weights = torch.softmax((X @ Wq) @ (X @ Wk).T, dim=-1)  # (n, n)
+        if not bool(torch.isfinite(weights).all()):
+            ctx.fail("each token attends to its successor", "the attention weights contain NaN or inf", inputs)
+        for i in range(n):
+            j = (i + 1) % n
+            if weights[i, j] < SUCCESSOR_THRESHOLD:
+                top = int(weights[i].argmax())
+                ctx.fail(f"token i attends to its successor (i + 1) % n with weight >= {SUCCESSOR_THRESHOLD}",
+                         f"row {i} gives weight {float(weights[i, j]):.6f} to token {j}; its largest weight {float(weights[i, top]):.6f} is on token {top}", inputs)
+
+
+@check(f"{A}.successor_projections.errors", "successor_projections")
+def successor_errors(ctx):
+    """ValueError for n < 2 or d_k < 2."""
+    for args in [(1, 4), (0, 3), (6, 1), (6, 0)]:
+        ctx.expect_raises(ValueError, "ValueError when n < 2 or d_k < 2", "successor_projections", *args)

@@ -11,11 +11,51 @@ import math
 import torch
 import torch.nn.functional as F
 
-from autograder.checking import check, describe, expect_tensor
+import itertools
+
+from autograder.checking import Clause, check, describe, expect_tensor
 
 A = ASSIGNMENT = "05"
-CONTRACT = ["score_variance", "scaled_dot_product_attention", "SelfAttention"]
+CONTRACT = ["score_variance", "scaled_dot_product_attention", "SelfAttention", "restoring_scale"]
 SDPA_FORBIDDEN = ("torch.nn.functional.scaled_dot_product_attention",)
+
+CLAUSES = [
+    Clause("05.score_variance.close_to_d", "score_variance",
+           "`score_variance(d, n_samples=10000, generator=None)` returns the empirical variance of `n_samples` dot products $q \\cdot k$ of independent $q, k \\sim \\mathcal{N}(0, I_d)$: within 6 standard errors of $d$, for `d` from 1 to 256."),
+    Clause("05.score_variance.sampling_error", "score_variance",
+           "the estimate uses exactly `n_samples` pairs: 100 estimates from `n_samples=20` scatter as much as the sampling theory of a variance estimate says."),
+    Clause("05.score_variance.generator", "score_variance",
+           "every random number comes from `generator`: the same seeded generator gives the same result, a different seed a different one."),
+    Clause("05.score_variance.default_n", "score_variance", "`n_samples` defaults to 10000."),
+    Clause("05.score_variance.float", "score_variance", "the result is a Python `float` (not a tensor)."),
+    Clause("05.score_variance.errors", "score_variance", "raises `ValueError` when `d < 1` or `n_samples < 2`."),
+    Clause("05.scaled_dot_product_attention.values", "scaled_dot_product_attention",
+           "without a mask, `scaled_dot_product_attention(Q, K, V)` returns `(output, weights)` with `weights = softmax(Q K^T / sqrt(d_k))` over the keys, shape `(..., Nq, Nk)`, and `output = weights @ V`, shape `(..., Nq, d_v)`, where `d_k` is the last dimension of `Q` and `K`; for any leading dimensions, `Nq != Nk` and `d_k != d_v`."),
+    Clause("05.scaled_dot_product_attention.stable", "scaled_dot_product_attention", "scores in the thousands give finite weights and output (a numerically stable softmax)."),
+    Clause("05.scaled_dot_product_attention.dtype_device", "scaled_dot_product_attention", "float64 inputs give float64 output and weights, on the device of the inputs."),
+    Clause("05.scaled_dot_product_attention.unchanged", "scaled_dot_product_attention", "`Q`, `K`, `V` and `mask` are left unchanged."),
+    Clause("05.scaled_dot_product_attention.mask", "scaled_dot_product_attention",
+           "with a boolean `mask` broadcastable to `(..., Nq, Nk)` (e.g. `(N, N)`, `(B, 1, Nk)`, `(1, Nk)`, `(B, H, Nq, Nk)`), `True` = may attend: each query's weights and output are those of unmasked attention over its allowed keys alone, and every masked key gets weight exactly 0."),
+    Clause("05.scaled_dot_product_attention.fully_masked", "scaled_dot_product_attention",
+           "a query whose keys are all masked gets all-zero weights and an all-zero output, never NaN, and the other queries are unaffected."),
+    Clause("05.scaled_dot_product_attention.errors", "scaled_dot_product_attention",
+           "raises `ValueError` when `Q` and `K` differ in their last dimension or `K` and `V` in their number of rows."),
+    Clause("05.SelfAttention.parameters", "SelfAttention",
+           "`SelfAttention(input_dim, dim_k, dim_v)` has attributes `q`, `k`, `v`: `nn.Linear(input_dim, dim_k)`, `nn.Linear(input_dim, dim_k)`, `nn.Linear(input_dim, dim_v)`, each with its bias."),
+    Clause("05.SelfAttention.no_extra_parameters", "SelfAttention",
+           "it has no other parameters or buffers: its `state_dict` holds nothing besides `q`, `k` and `v`'s weights and biases."),
+    Clause("05.SelfAttention.values", "SelfAttention",
+           "`forward(x)` for `x` of shape `(B, N, input_dim)` returns `softmax(Q K^T / sqrt(dim_k)) V` with `Q, K, V = q(x), k(x), v(x)` (the scale before the softmax), shape `(B, N, dim_v)`."),
+    Clause("05.SelfAttention.mask", "SelfAttention",
+           "`forward(x, mask)` applies a boolean mask broadcastable to `(B, N, N)` as `scaled_dot_product_attention` does, a fully masked query giving a zero output row."),
+    Clause("05.SelfAttention.dtype_device", "SelfAttention", "a float64 layer on float64 input gives a float64 output, on the input's device."),
+    Clause("05.restoring_scale.variance", "restoring_scale",
+           "`restoring_scale(d, sigma_q, sigma_k)` returns first the variance of $q \\cdot k$ for independent $q, k \\in \\mathbb{R}^d$ whose entries have mean 0 and standard deviations `sigma_q` and `sigma_k`."),
+    Clause("05.restoring_scale.scale", "restoring_scale",
+           "it returns second the positive `scale` with $\\operatorname{Var}(\\text{scale} \\cdot q \\cdot k) = 1$ (checked against the closed form and a Monte Carlo draw)."),
+    Clause("05.restoring_scale.floats", "restoring_scale", "the result is a `tuple` of two Python `float`s, also for `int` arguments."),
+    Clause("05.restoring_scale.errors", "restoring_scale", "raises `ValueError` when `d < 1`, `sigma_q <= 0` or `sigma_k <= 0`."),
+]
 
 
 # ---------------------------------------------------------------- score_variance
@@ -41,17 +81,25 @@ def _expect_float(ctx, value, prop, inputs):
         ctx.fail(prop, f"got {value}", inputs)
 
 
+def _number(ctx, value, prop, inputs) -> float:
+    """A finite number from a float, an int or a one-element tensor (the type itself is the float clause)."""
+    if isinstance(value, torch.Tensor) and value.numel() == 1:
+        value = float(torch.Tensor.detach(value).cpu().reshape(()))
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        ctx.fail(prop, f"expected a number, got {type(value).__module__}.{type(value).__qualname__}", inputs)
+    if not math.isfinite(value):
+        ctx.fail(prop, f"got {value}", inputs)
+    return float(value)
+
+
 @check(f"{A}.score_variance.close_to_d", "score_variance")
 def score_variance_close_to_d(ctx):
-    """Within 6 standard errors of d (false alarm < 1e-8), for d from 1 to 256, default and explicit n_samples."""
+    """Within 6 standard errors of d (false alarm < 1e-8), for d from 1 to 256."""
     _seed_global_rng(ctx)
-    for d, n in [(1, 20000), (1, None), (ctx.randrange(2, 8), 20000), (ctx.randrange(10, 40), None), (64, 20000), (256, None)]:
-        if n is None:  # the default n_samples is 10000
-            got, n = ctx.call("score_variance", d), 10000
-        else:
-            got = ctx.call("score_variance", d, n)
+    for d, n in [(1, 20000), (1, 10000), (ctx.randrange(2, 8), 20000), (ctx.randrange(10, 40), 10000), (64, 20000), (256, 10000)]:
+        got = ctx.call("score_variance", d, n)  # n_samples explicit: its default is the default_n clause
         inputs = f"d={d}, n_samples={n}"
-        _expect_float(ctx, got, "returns a Python float", inputs)
+        got = _number(ctx, got, "variance of q·k is close to d", inputs)
         # six standard errors, plus d/n in case the biased (divide by n) estimate is used
         tol = 6 * _variance_standard_error(d, n) + d / n
         if abs(got - d) > tol:
@@ -63,7 +111,7 @@ def score_variance_sampling_error(ctx):
     """n_samples is honoured: 100 estimates from 20 samples scatter as much as theory says."""
     _seed_global_rng(ctx)
     d, n, reps = 4, 20, 100
-    estimates = torch.tensor([ctx.call("score_variance", d, n) for _ in range(reps)], dtype=torch.float64)
+    estimates = torch.tensor([_number(ctx, ctx.call("score_variance", d, n), "the estimate uses n_samples samples", f"d={d}, n_samples={n}") for _ in range(reps)], dtype=torch.float64)
     theory = _variance_standard_error(d, n)
     ratio = float(estimates.std()) / theory
     # Simulated over 20000 repetitions of this check, the ratio stays within [0.63, 2.1]
@@ -74,9 +122,7 @@ def score_variance_sampling_error(ctx):
             f"100 estimates from n_samples=20 have standard deviation {float(estimates.std()):.3g}, sampling theory says about {theory:.3g}",
             f"d={d}, n_samples={n}",
         )
-    mean_tol = 6 * theory / math.sqrt(reps) + d / n
-    if abs(float(estimates.mean()) - d) > mean_tol:
-        ctx.fail("variance of q·k is close to d", f"mean of 100 estimates {float(estimates.mean()):.3g}, expected {d} ± {mean_tol:.2g}", f"d={d}, n_samples={n}")
+
 
 
 def _call_with_generator(ctx, d, n, seed):
@@ -87,20 +133,37 @@ def _call_with_generator(ctx, d, n, seed):
 
 @check(f"{A}.score_variance.generator", "score_variance")
 def score_variance_generator(ctx):
-    """The same seeded generator gives the same float; another seed another; default n_samples is 10000."""
+    """The same seeded generator gives the same value; another seed another."""
     d = ctx.randrange(2, 30)
     seed = ctx.randrange(0, 2**31)
-    first = _call_with_generator(ctx, d, 300, seed)
-    second = _call_with_generator(ctx, d, 300, seed)
-    _expect_float(ctx, first, "returns a Python float", f"d={d}, n_samples=300")
+    inputs = f"d={d}, n_samples=300"
+    first = _number(ctx, _call_with_generator(ctx, d, 300, seed), "reproducible with a seeded generator", inputs)
+    second = _number(ctx, _call_with_generator(ctx, d, 300, seed), "reproducible with a seeded generator", inputs)
     if first != second:
-        ctx.fail("reproducible with a seeded generator", f"two generators seeded {seed} gave {first!r} and {second!r} (pass generator to every random call)", f"d={d}")
-    other = _call_with_generator(ctx, d, 300, seed + 1)
+        ctx.fail("reproducible with a seeded generator", f"two generators seeded {seed} gave {first!r} and {second!r} (pass generator to every random call)", inputs)
+    other = _number(ctx, _call_with_generator(ctx, d, 300, seed + 1), "the samples come from the generator", inputs)
     if other == first:
-        ctx.fail("the samples come from the generator", f"seeds {seed} and {seed + 1} gave the same value {first!r}", f"d={d}")
-    default, explicit = _call_with_generator(ctx, d, None, seed), _call_with_generator(ctx, d, 10000, seed)
+        ctx.fail("the samples come from the generator", f"seeds {seed} and {seed + 1} gave the same value {first!r}", inputs)
+
+
+@check(f"{A}.score_variance.default_n", "score_variance")
+def score_variance_default_n(ctx):
+    """score_variance(d, generator=g) equals score_variance(d, 10000, generator=g) for the same seed."""
+    d, seed = ctx.randrange(2, 30), ctx.randrange(0, 2**31)
+    default = _number(ctx, _call_with_generator(ctx, d, None, seed), "n_samples defaults to 10000", f"d={d}")
+    explicit = _number(ctx, _call_with_generator(ctx, d, 10000, seed), "n_samples defaults to 10000", f"d={d}")
+    again = _number(ctx, _call_with_generator(ctx, d, 10000, seed), "n_samples defaults to 10000", f"d={d}")
+    if explicit != again:
+        return  # not reproducible with a seeded generator: that is the generator clause, nothing to compare here
     if default != explicit:
         ctx.fail("n_samples defaults to 10000", f"score_variance(d) gave {default!r}, score_variance(d, 10000) gave {explicit!r} with the same seed", f"d={d}")
+
+
+@check(f"{A}.score_variance.float", "score_variance")
+def score_variance_float(ctx):
+    """The result is a Python float."""
+    for d, n in [(3, 50), (ctx.randrange(1, 20), 200)]:
+        _expect_float(ctx, ctx.call("score_variance", d, n), "returns a Python float", f"d={d}, n_samples={n}")
 
 
 @check(f"{A}.score_variance.errors", "score_variance")
@@ -162,54 +225,143 @@ def sdpa_values(ctx):
         expect_tensor(ctx, out, builtin.to(Q.device, Q.dtype), "agrees with torch's scaled_dot_product_attention", f"Q {describe(Q)}", atol=1e-5)
 
 
-@check(f"{A}.scaled_dot_product_attention.robust", "scaled_dot_product_attention", SDPA_FORBIDDEN)
-def sdpa_robust(ctx):
-    """float64 kept, device kept, huge scores without overflow, inputs left unchanged, rows sum to one."""
+@check(f"{A}.scaled_dot_product_attention.dtype_device", "scaled_dot_product_attention", SDPA_FORBIDDEN)
+def sdpa_dtype_device(ctx):
+    """float64 inputs give float64 output and weights, on the device of the inputs."""
+    _probe = getattr(ctx, "probe_device", None)
+    if _probe is not None:
+        _probe("scaled_dot_product_attention", *_qkv(ctx, (2,), 3, 4, 5, 2))
     Q, K, V = _qkv(ctx, (2,), 4, 5, 6, 3, dtype=torch.float64)
-    _expect_attention(ctx, Q, K, V, None, "float64 inputs give float64 results", atol=1e-10)
+    inputs = f"Q {describe(Q)}, K {describe(K)}, V {describe(V)}"
+    out, weights = _call_attention(ctx, Q, K, V, None, inputs)
+    for what, t in (("output", out), ("weights", weights)):
+        if type(t) is not torch.Tensor:
+            ctx.fail(f"float64 inputs give a float64 {what}", f"the {what} is {type(t).__name__}", inputs)
+        if t.dtype != torch.float64:
+            ctx.fail(f"float64 inputs give a float64 {what}", f"dtype {t.dtype}, expected torch.float64 (keep the input's dtype)", inputs)
+        if t.device.type != ctx.device.type:
+            ctx.fail(f"the {what} is on the inputs' device", f"{t.device}, expected {ctx.device}", inputs)
+
+
+@check(f"{A}.scaled_dot_product_attention.stable", "scaled_dot_product_attention", SDPA_FORBIDDEN)
+def sdpa_stable(ctx):
+    """Scores in the thousands: finite weights and output (no overflow in the softmax)."""
     Q, K, V = _qkv(ctx, (2,), 3, 4, 8, 2, scale=60.0)
-    _, weights = _expect_attention(ctx, Q, K, V, None, "scores in the hundreds do not overflow", atol=1e-4)
-    sums = torch.Tensor.detach(weights).sum(-1)
-    expect_tensor(ctx, sums, torch.ones_like(sums), "each row of weights sums to 1", f"Q {describe(Q)}", atol=1e-5)
+    inputs = f"Q {describe(Q)}, K {describe(K)} with entries around 60 (scores in the thousands), V {describe(V)}"
+    out, weights = _call_attention(ctx, Q, K, V, None, inputs)
+    for what, t in (("output", out), ("weights", weights)):
+        if type(t) is not torch.Tensor or not bool(torch.isfinite(torch.Tensor.detach(t)).all()):
+            ctx.fail("scores in the thousands give finite weights and output (a stable softmax)", f"the {what} contain NaN or inf (exp of a large score overflowed?)", inputs)
+
+
+@check(f"{A}.scaled_dot_product_attention.unchanged", "scaled_dot_product_attention", SDPA_FORBIDDEN)
+def sdpa_unchanged(ctx):
+    """Q, K, V and the mask are left unchanged."""
     Q, K, V = _qkv(ctx, (3,), 4, 4, 4, 4)
-    copies = [t.clone() for t in (Q, K, V)]
-    ctx.call("scaled_dot_product_attention", Q, K, V)
-    for name, t, c in zip("QKV", (Q, K, V), copies):
-        expect_tensor(ctx, t, c, f"the input {name} is left unchanged", f"Q {describe(Q)}")
+    mask = _rand_mask(ctx, (3, 4, 4))
+    mask[0, 1] = False
+    args = (Q, K, V, mask)
+    copies = [t.clone() for t in args]
+    ctx.raised("scaled_dot_product_attention", *args)
+    for name, t, c in zip(("Q", "K", "V", "mask"), args, copies):
+        if tuple(t.shape) != tuple(c.shape) or t.dtype != c.dtype or not torch.equal(t.cpu(), c.cpu()):
+            ctx.fail("Q, K, V and mask are left unchanged", f"the input {name} was modified in place", f"Q {describe(Q)}, mask {describe(mask)}")
+
+
+def _expect_mask_relational(ctx, Q, K, V, mask, what):
+    """Masked attention of query i = unmasked attention of query i over its allowed keys only, weight 0 elsewhere.
+
+    Compares the student's masked call with the student's own unmasked calls on the sub-problems, so the
+    clause is about the mask, whatever the scale or the softmax (those are the values clause).
+    """
+    inputs = f"Q {describe(Q)}, K {describe(K)}, V {describe(V)}, mask {describe(mask)}: {what}"
+    prop = f"{what}: query i attends exactly as without a mask over its allowed keys (True = may attend), weight 0 on the others"
+    out, weights = _call_attention(ctx, Q, K, V, mask, inputs)
+    lead, nq, nk = Q.shape[:-2], Q.shape[-2], K.shape[-2]
+    full = mask.expand(*lead, nq, nk).cpu()
+    for t, name in ((out, "output"), (weights, "weights")):
+        if type(t) is not torch.Tensor:
+            ctx.fail(prop, f"the {name} is {type(t).__name__}", inputs)
+    if tuple(weights.shape) != (*lead, nq, nk) or tuple(out.shape) != (*lead, nq, V.shape[-1]):
+        ctx.fail(prop, f"weights {tuple(weights.shape)} and output {tuple(out.shape)}, expected {(*lead, nq, nk)} and {(*lead, nq, V.shape[-1])}", inputs)
+    w_all, o_all = cpu64(weights), cpu64(out)
+    for idx in itertools.product(*(range(s) for s in lead)):
+        for i in range(nq):
+            allowed = full[idx + (i,)].nonzero().flatten()
+            if len(allowed) == 0:
+                continue
+            where = f"batch index {idx}, query {i}, allowed keys {allowed.tolist()}"
+            blocked = ~full[idx + (i,)]
+            if bool((w_all[idx + (i,)][blocked] != 0).any()):
+                ctx.fail(prop, f"{where}: a masked key got weight {float(w_all[idx + (i,)][blocked].abs().max()):.8g}", inputs)
+            sub_out, sub_w = _call_attention(ctx, Q[idx][i : i + 1], K[idx][allowed.to(K.device)], V[idx][allowed.to(V.device)], None, inputs)
+            sub_w, sub_out = cpu64(sub_w).reshape(-1), cpu64(sub_out).reshape(-1)
+            got_w = w_all[idx + (i,)][allowed]
+            if got_w.shape != sub_w.shape or not torch.allclose(got_w, sub_w, atol=1e-5, rtol=1e-4):
+                ctx.fail(prop, f"{where}: weights {_fmt(got_w)} with the mask, {_fmt(sub_w)} without it on the allowed keys alone", inputs)
+            if o_all[idx + (i,)].shape != sub_out.shape or not torch.allclose(o_all[idx + (i,)], sub_out, atol=1e-5, rtol=1e-4):
+                ctx.fail(prop, f"{where}: output {_fmt(o_all[idx + (i,)])} with the mask, {_fmt(sub_out)} without it on the allowed keys alone", inputs)
+
+
+def _fmt(t) -> str:
+    return "[" + ", ".join(f"{v:.8g}" for v in t.tolist()[:6]) + (", ...]" if t.numel() > 6 else "]")
+
+
+def cpu64(t):
+    return torch.Tensor.detach(t).to("cpu", torch.float64)
 
 
 @check(f"{A}.scaled_dot_product_attention.mask", "scaled_dot_product_attention", SDPA_FORBIDDEN)
 def sdpa_mask(ctx):
-    """Boolean masks that broadcast: causal (N, N), padding (B, 1, Nk), per key (Nk,), full (B, H, Nq, Nk)."""
+    """Boolean masks that broadcast: causal (N, N), padding (B, 1, Nk), one row (1, Nk), full (B, H, Nq, Nk)."""
     n = ctx.randrange(3, 7)
     Q, K, V = _qkv(ctx, (2,), n, n, 4, 3)
-    causal = torch.ones(n, n, dtype=torch.bool, device=ctx.device).tril()
-    _expect_attention(ctx, Q, K, V, causal, "causal mask (N, N) on a batch")
+    _expect_mask_relational(ctx, Q, K, V, torch.ones(n, n, dtype=torch.bool, device=ctx.device).tril(), "causal mask (N, N) on a batch")
     Q, K, V = _qkv(ctx, (3,), 4, 6, 5, 2)
-    _expect_attention(ctx, Q, K, V, _rand_mask(ctx, (3, 1, 6)), "padding mask (B, 1, Nk)")
+    _expect_mask_relational(ctx, Q, K, V, _rand_mask(ctx, (3, 1, 6)), "padding mask (B, 1, Nk)")
     Q, K, V = _qkv(ctx, (), 3, 5, 4, 4)
-    _expect_attention(ctx, Q, K, V, _rand_mask(ctx, (1, 5)), "one mask row shared by every query")
+    _expect_mask_relational(ctx, Q, K, V, _rand_mask(ctx, (1, 5)), "one mask row shared by every query")
     Q, K, V = _qkv(ctx, (2, 3), 4, 5, 8, 3)
-    mask = _rand_mask(ctx, (2, 3, 4, 5))
-    out, _ = _expect_attention(ctx, Q, K, V, mask, "full mask (B, H, Nq, Nk)")
-    builtin = F.scaled_dot_product_attention(*(t.to("cpu", torch.float64) for t in (Q, K, V)), attn_mask=mask.cpu())
-    expect_tensor(ctx, out, builtin.to(Q.device, Q.dtype), "agrees with torch's scaled_dot_product_attention (True = may attend)", f"mask {describe(mask)}")
+    _expect_mask_relational(ctx, Q, K, V, _rand_mask(ctx, (2, 3, 4, 5)), "full mask (B, H, Nq, Nk)")
 
 
 @check(f"{A}.scaled_dot_product_attention.fully_masked", "scaled_dot_product_attention", SDPA_FORBIDDEN)
 def sdpa_fully_masked(ctx):
-    """A query with nothing to attend gets zero weights and zero output (no NaN); other rows unaffected."""
+    """A query with nothing to attend gets zero weights and zero output (no NaN); the other rows are unaffected."""
     Q, K, V = _qkv(ctx, (2,), 5, 4, 3, 6)
     mask = _rand_mask(ctx, (2, 5, 4))
-    mask[0, 1] = False
-    mask[1, 4] = False
-    mask[1, 0] = False
-    _expect_attention(ctx, Q, K, V, mask, "fully masked rows give zeros")
+    dead = [(0, 1), (1, 4), (1, 0)]
+    for b, i in dead:
+        mask[b, i] = False
+    cases = [(Q, K, V, mask, dead, "three fully masked rows in a (2, 5, 4) mask")]
     Q, K, V = _qkv(ctx, (), 3, 3, 2, 2)
-    _expect_attention(ctx, Q, K, V, torch.zeros(3, 3, dtype=torch.bool, device=ctx.device), "a mask with no True at all gives zeros")
+    cases.append((Q, K, V, torch.zeros(3, 3, dtype=torch.bool, device=ctx.device), [(0,), (1,), (2,)], "a mask with no True at all"))
     Q, K, V = _qkv(ctx, (4,), 1, 1, 3, 2)
-    mask = torch.tensor([True, False, True, False], device=ctx.device).view(4, 1, 1)
-    _expect_attention(ctx, Q, K, V, mask, "a single key, masked in half of the batch")
+    cases.append((Q, K, V, torch.tensor([True, False, True, False], device=ctx.device).view(4, 1, 1), [(1, 0), (3, 0)], "a single key, masked in half of the batch"))
+    for Q, K, V, mask, dead, what in cases:
+        inputs = f"Q {describe(Q)}, K {describe(K)}, V {describe(V)}, mask {describe(mask)}: {what}"
+        prop = "a query with nothing to attend gets all-zero weights and an all-zero output (no NaN)"
+        out, weights = _call_attention(ctx, Q, K, V, mask, inputs)
+        for name, t in (("output", out), ("weights", weights)):
+            if type(t) is not torch.Tensor:
+                ctx.fail(prop, f"the {name} is {type(t).__name__}", inputs)
+            if bool(torch.isnan(torch.Tensor.detach(t)).any()):
+                ctx.fail(prop, f"the {name} contain NaN", inputs)
+        w, o = cpu64(weights), cpu64(out)
+        for idx in dead:
+            if bool((w[idx] != 0).any()) or bool((o[idx] != 0).any()):
+                ctx.fail(prop, f"row {idx}: weights {_fmt(w[idx])}, output {_fmt(o[idx])}, expected zeros", inputs)
+        # the rows that can attend are those of the same call with the dead rows opened up
+        opened = mask.clone()
+        for idx in dead:
+            opened[idx] = True
+        out2, weights2 = _call_attention(ctx, Q, K, V, opened, inputs)
+        alive = torch.ones(mask.shape[:-1], dtype=torch.bool)
+        for idx in dead:
+            alive[idx] = False
+        alive = alive.expand(w.shape[:-1])
+        if not torch.allclose(w[alive], cpu64(weights2)[alive], atol=1e-6) or not torch.allclose(o[alive], cpu64(out2)[alive], atol=1e-6):
+            ctx.fail("a fully masked query leaves the other rows unaffected", "the rows that can attend changed when other rows were fully masked", inputs)
 
 
 @check(f"{A}.scaled_dot_product_attention.errors", "scaled_dot_product_attention", SDPA_FORBIDDEN)
@@ -241,8 +393,23 @@ def _linear_weights(ctx, module, name, out_features, in_features):
     return weight.detach().to("cpu", torch.float64), bias.detach().to("cpu", torch.float64)
 
 
+def _read_linear(ctx, module, name):
+    """The weight and bias of the student's layer ``name`` as float64 CPU tensors (a missing bias reads as 0;
+    the layout itself is the parameters clause)."""
+    weight = ctx.attr(module, f"{name}.weight")
+    try:
+        bias = ctx.attr(module, f"{name}.bias")
+    except AttributeError:
+        bias = None
+    if not isinstance(weight, torch.Tensor) or weight.dim() != 2:
+        ctx.fail(f"{name} is an nn.Linear", f"{name}.weight is {describe(weight) if isinstance(weight, torch.Tensor) else type(weight).__name__}", "SelfAttention")
+    weight = weight.detach().to("cpu", torch.float64)
+    bias = torch.zeros(weight.shape[0], dtype=torch.float64) if not isinstance(bias, torch.Tensor) else bias.detach().to("cpu", torch.float64)
+    return weight, bias
+
+
 def self_attention_truth(ctx, module, x, mask, input_dim, dim_k, dim_v):
-    (wq, bq), (wk, bk), (wv, bv) = (_linear_weights(ctx, module, n, o, input_dim) for n, o in (("q", dim_k), ("k", dim_k), ("v", dim_v)))
+    (wq, bq), (wk, bk), (wv, bv) = (_read_linear(ctx, module, n) for n in ("q", "k", "v"))
     x64 = x.detach().to("cpu", torch.float64)
     out, _ = attention_truth(x64 @ wq.T + bq, x64 @ wk.T + bk, x64 @ wv.T + bv, mask)
     return out.to(x.device, x.dtype)
@@ -285,9 +452,99 @@ def self_attention_mask(ctx):
     _expect_layer(ctx, module, ctx.randn(2, 4, 6, scale=2.0), mask, dims, "a fully masked query gives a zero output row")
 
 
+@check(f"{A}.SelfAttention.no_extra_parameters", "SelfAttention", SDPA_FORBIDDEN)
+def self_attention_no_extra(ctx):
+    """The state_dict holds exactly q, k and v's weights and biases."""
+    for dims in [(5, 3, 7), (4, 4, 2)]:
+        module = ctx.call("SelfAttention", *dims)
+        state = ctx.method(module, "state_dict")
+        keys = sorted(str(k) for k in dict.keys(state))
+        allowed = {f"{n}.{p}" for n in "qkv" for p in ("weight", "bias")}
+        extra = [k for k in keys if k not in allowed]
+        if extra:
+            ctx.fail("no parameters or buffers other than those of q, k and v", f"state_dict has {extra} besides q, k and v's weights and biases", f"SelfAttention{dims}")
+
+
 @check(f"{A}.SelfAttention.dtype_device", "SelfAttention", SDPA_FORBIDDEN)
 def self_attention_dtype_device(ctx):
     """A float64 layer on float64 input gives float64, on the input's device."""
     dims = (5, 3, 2)
     module = _layer(ctx, *dims, dtype=torch.float64)
-    _expect_layer(ctx, module, ctx.randn(2, 4, 5, dtype=torch.float64, scale=2.0), None, dims, "float64 layer and input give float64 output", atol=1e-10)
+    x = ctx.randn(2, 4, 5, dtype=torch.float64, scale=2.0)
+    inputs = f"SelfAttention{dims}.double(), x {describe(x)}"
+    got = ctx.method(module, "__call__", x.clone())
+    if type(got) is not torch.Tensor:
+        ctx.fail("a float64 layer and input give a float64 output", f"got {type(got).__name__}", inputs)
+    if got.dtype != torch.float64:
+        ctx.fail("a float64 layer and input give a float64 output", f"dtype {got.dtype}, expected torch.float64", inputs)
+    if got.device.type != ctx.device.type:
+        ctx.fail("the output is on the input's device", f"{got.device}, expected {ctx.device}", inputs)
+
+
+# ---------------------------------------------------------------- restoring_scale
+def _restoring_truth(d, sigma_q, sigma_k):
+    """Var(q·k) = sum of d independent products, each of variance E[q_i^2] E[k_i^2] = sigma_q^2 sigma_k^2."""
+    variance = d * sigma_q**2 * sigma_k**2
+    return variance, 1.0 / math.sqrt(variance)
+
+
+RESTORING_CASES = [(1, 1.0, 1.0), (64, 1.0, 1.0), (16, 2.0, 0.5), (8, 3.0, 1.5), (100, 0.1, 0.2), (3, 0.5, 4.0)]
+
+
+def _restoring_pair(ctx, d, sq, sk, prop):
+    inputs = f"d={d}, sigma_q={sq}, sigma_k={sk}"
+    got = ctx.call("restoring_scale", d, sq, sk)
+    if not isinstance(got, (tuple, list)) or len(got) != 2:
+        ctx.fail(prop, f"expected two numbers (variance, scale), got {type(got).__name__}", inputs)
+    return _number(ctx, got[0], prop, inputs), _number(ctx, got[1], prop, inputs)
+
+
+@check(f"{A}.restoring_scale.variance", "restoring_scale")
+def restoring_variance(ctx):
+    """variance = d sigma_q^2 sigma_k^2 (closed form), for several d and sigmas."""
+    cases = RESTORING_CASES + [(ctx.randrange(1, 500), round(0.1 + 3 * float(torch.rand((), generator=ctx.gen)), 3), round(0.1 + 3 * float(torch.rand((), generator=ctx.gen)), 3))]
+    for d, sq, sk in cases:
+        variance, _ = _restoring_pair(ctx, d, sq, sk, "variance = Var(q·k)")
+        truth, _ = _restoring_truth(d, sq, sk)
+        if not math.isclose(variance, truth, rel_tol=1e-6):
+            ctx.fail("variance = Var(q·k) = d sigma_q^2 sigma_k^2", f"got {variance:.10g}, expected {truth:.10g}", f"d={d}, sigma_q={sq}, sigma_k={sk}")
+
+
+@check(f"{A}.restoring_scale.scale", "restoring_scale")
+def restoring_scale_value(ctx):
+    """scale = 1 / sqrt(variance): closed form, and a Monte Carlo draw of scale · q·k has variance 1."""
+    cases = RESTORING_CASES + [(ctx.randrange(1, 500), round(0.1 + 3 * float(torch.rand((), generator=ctx.gen)), 3), round(0.1 + 3 * float(torch.rand((), generator=ctx.gen)), 3))]
+    for d, sq, sk in cases:
+        _, scale = _restoring_pair(ctx, d, sq, sk, "scale makes Var(scale · q·k) = 1")
+        _, truth = _restoring_truth(d, sq, sk)
+        inputs = f"d={d}, sigma_q={sq}, sigma_k={sk}"
+        if not math.isclose(scale, truth, rel_tol=1e-6):
+            ctx.fail("scale > 0 makes Var(scale · q·k) = 1", f"got {scale:.10g}, expected {truth:.10g}", inputs)
+    # an independent Monte Carlo estimate for one case, with the sampling error of the variance
+    d, sq, sk, n = 32, 1.7, 0.6, 40000
+    _, scale = _restoring_pair(ctx, d, sq, sk, "scale makes Var(scale · q·k) = 1")
+    q = torch.randn(n, d, generator=ctx.gen, dtype=torch.float64) * sq
+    k = torch.randn(n, d, generator=ctx.gen, dtype=torch.float64) * sk
+    measured = float((scale * (q * k).sum(-1)).var())
+    tol = 6 * _variance_standard_error(d, n) / d
+    if abs(measured - 1) > tol:
+        ctx.fail("scale > 0 makes Var(scale · q·k) = 1", f"{n} sampled pairs give Var(scale · q·k) = {measured:.6f}, expected 1 ± {tol:.3g}", f"d={d}, sigma_q={sq}, sigma_k={sk}, scale={scale:.10g}")
+
+
+@check(f"{A}.restoring_scale.floats", "restoring_scale")
+def restoring_floats(ctx):
+    """A tuple of two Python floats."""
+    for d, sq, sk in [(16, 2.0, 0.5), (4, 1, 3)]:
+        got = ctx.call("restoring_scale", d, sq, sk)
+        inputs = f"d={d}, sigma_q={sq!r}, sigma_k={sk!r}"
+        if type(got) is not tuple or len(got) != 2:
+            ctx.fail("returns a tuple (variance, scale)", f"got {type(got).__name__}" + (f" of length {len(got)}" if isinstance(got, (tuple, list)) else ""), inputs)
+        for name, v in zip(("variance", "scale"), got):
+            _expect_float(ctx, v, f"{name} is a Python float", inputs)
+
+
+@check(f"{A}.restoring_scale.errors", "restoring_scale")
+def restoring_errors(ctx):
+    """ValueError for d < 1 or a standard deviation <= 0."""
+    for args in [(0, 1.0, 1.0), (-3, 1.0, 1.0), (4, 0.0, 1.0), (4, 1.0, -2.0), (4, -1.0, 1.0)]:
+        ctx.expect_raises(ValueError, "ValueError when d < 1 or sigma_q <= 0 or sigma_k <= 0", "restoring_scale", *args)

@@ -1,4 +1,7 @@
-"""SelfAttention: casts the input to float32 before the layers, so a float64 layer fails or returns float32."""
+"""SelfAttention: casts the input to float32 before the layers, so a float64 layer fails or returns float32.
+
+Breaks: 05.SelfAttention.dtype_device
+"""
 
 
 class SelfAttention(SelfAttention):

@@ -1,4 +1,7 @@
-"""SelfAttention: accepts mask but never applies it."""
+"""SelfAttention: accepts mask but never applies it.
+
+Breaks: 05.SelfAttention.mask
+"""
 
 
 class SelfAttention(SelfAttention):

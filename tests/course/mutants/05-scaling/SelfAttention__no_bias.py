@@ -1,4 +1,7 @@
-"""SelfAttention: builds the three layers without bias (nn.Linear(..., bias=False))."""
+"""SelfAttention: builds the three layers without bias (nn.Linear(..., bias=False)).
+
+Breaks: 05.SelfAttention.parameters
+"""
 
 
 class SelfAttention(nn.Module):

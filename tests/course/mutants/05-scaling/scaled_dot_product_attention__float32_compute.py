@@ -1,4 +1,7 @@
-"""scaled_dot_product_attention: casts the inputs to float32 to be safe, so float64 inputs come back as float32."""
+"""scaled_dot_product_attention: casts the inputs to float32 to be safe, so float64 inputs come back as float32.
+
+Breaks: 05.scaled_dot_product_attention.dtype_device
+"""
 
 
 def scaled_dot_product_attention(Q, K, V, mask=None):

@@ -1,4 +1,7 @@
-"""scaled_dot_product_attention: fills masked scores with -1e9, so a fully masked query attends uniformly to every key."""
+"""scaled_dot_product_attention: fills masked scores with -1e9, so a fully masked query attends uniformly to every key.
+
+Breaks: 05.scaled_dot_product_attention.fully_masked
+"""
 
 
 def scaled_dot_product_attention(Q, K, V, mask=None):

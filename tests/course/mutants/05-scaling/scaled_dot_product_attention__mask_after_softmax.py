@@ -1,4 +1,7 @@
-"""scaled_dot_product_attention: multiplies the softmax weights by the mask without renormalising the rows."""
+"""scaled_dot_product_attention: multiplies the softmax weights by the mask without renormalising the rows.
+
+Breaks: 05.scaled_dot_product_attention.mask
+"""
 
 
 def scaled_dot_product_attention(Q, K, V, mask=None):

@@ -1,4 +1,7 @@
-"""scaled_dot_product_attention: a query whose keys are all masked gets NaN weights and output."""
+"""scaled_dot_product_attention: a query whose keys are all masked gets NaN weights and output.
+
+Breaks: 05.scaled_dot_product_attention.fully_masked
+"""
 
 
 def scaled_dot_product_attention(Q, K, V, mask=None):

@@ -1,4 +1,7 @@
-"""scaled_dot_product_attention: forgets the scale (plain dot-product attention)."""
+"""scaled_dot_product_attention: forgets the scale (plain dot-product attention).
+
+Breaks: 05.scaled_dot_product_attention.values
+"""
 
 
 def scaled_dot_product_attention(Q, K, V, mask=None):

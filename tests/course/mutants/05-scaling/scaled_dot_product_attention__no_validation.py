@@ -1,4 +1,7 @@
-"""scaled_dot_product_attention: no shape validation (a d_k mismatch raises RuntimeError, a length mismatch too)."""
+"""scaled_dot_product_attention: no shape validation (a d_k mismatch raises RuntimeError, a length mismatch too).
+
+Breaks: 05.scaled_dot_product_attention.errors
+"""
 
 
 def scaled_dot_product_attention(Q, K, V, mask=None):

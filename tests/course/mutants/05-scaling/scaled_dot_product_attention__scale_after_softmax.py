@@ -1,4 +1,7 @@
-"""scaled_dot_product_attention: the source material's bug, multiplies the weights by 1/sqrt(d_k) after the softmax."""
+"""scaled_dot_product_attention: the source material's bug, multiplies the weights by 1/sqrt(d_k) after the softmax.
+
+Breaks: 05.scaled_dot_product_attention.values
+"""
 
 
 def scaled_dot_product_attention(Q, K, V, mask=None):

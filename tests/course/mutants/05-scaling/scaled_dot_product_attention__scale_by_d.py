@@ -1,4 +1,7 @@
-"""scaled_dot_product_attention: divides the scores by d_k instead of sqrt(d_k)."""
+"""scaled_dot_product_attention: divides the scores by d_k instead of sqrt(d_k).
+
+Breaks: 05.scaled_dot_product_attention.values
+"""
 
 
 def scaled_dot_product_attention(Q, K, V, mask=None):

@@ -1,4 +1,7 @@
-"""score_variance: ignores the generator argument (draws from the global random state)."""
+"""score_variance: ignores the generator argument (draws from the global random state).
+
+Breaks: 05.score_variance.generator
+"""
 
 
 def score_variance(d, n_samples=10000, generator=None):

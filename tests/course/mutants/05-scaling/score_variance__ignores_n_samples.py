@@ -1,4 +1,7 @@
-"""score_variance: always draws 10000 samples whatever n_samples says."""
+"""score_variance: always draws 10000 samples whatever n_samples says.
+
+Breaks: 05.score_variance.sampling_error
+"""
 
 
 def score_variance(d, n_samples=10000, generator=None):

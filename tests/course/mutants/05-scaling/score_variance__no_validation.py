@@ -1,4 +1,7 @@
-"""score_variance: no ValueError for d < 1 or a single sample (returns nan or 0)."""
+"""score_variance: no ValueError for d < 1 or a single sample (returns nan or 0).
+
+Breaks: 05.score_variance.errors
+"""
 
 
 def score_variance(d, n_samples=10000, generator=None):

@@ -1,4 +1,7 @@
-"""score_variance: returns a 0-d tensor instead of a Python float."""
+"""score_variance: returns a 0-d tensor instead of a Python float.
+
+Breaks: 05.score_variance.float
+"""
 
 
 def score_variance(d, n_samples=10000, generator=None):

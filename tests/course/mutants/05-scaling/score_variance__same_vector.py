@@ -1,4 +1,7 @@
-"""score_variance: uses q·q (one vector with itself) instead of two independent vectors."""
+"""score_variance: uses q·q (one vector with itself) instead of two independent vectors.
+
+Breaks: 05.score_variance.close_to_d
+"""
 
 
 def score_variance(d, n_samples=10000, generator=None):

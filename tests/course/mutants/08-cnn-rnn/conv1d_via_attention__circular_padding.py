@@ -1,4 +1,7 @@
-"""conv1d_via_attention: shifts with torch.roll, so the sequence wraps around instead of zero padding."""
+"""conv1d_via_attention: shifts with torch.roll, so the sequence wraps around instead of zero padding.
+
+Breaks: 08.conv1d_via_attention.values
+"""
 def conv1d_via_attention(x, weight):
     B, N, C_in = x.shape
     C_out, C_w, K = weight.shape

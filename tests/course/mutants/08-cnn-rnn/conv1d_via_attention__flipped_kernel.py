@@ -1,4 +1,7 @@
-"""conv1d_via_attention: uses offset K//2 - k, a true (flipped) convolution, not PyTorch's cross-correlation."""
+"""conv1d_via_attention: uses offset K//2 - k, a true (flipped) convolution, not PyTorch's cross-correlation.
+
+Breaks: 08.conv1d_via_attention.values
+"""
 def conv1d_via_attention(x, weight):
     B, N, C_in = x.shape
     C_out, C_w, K = weight.shape

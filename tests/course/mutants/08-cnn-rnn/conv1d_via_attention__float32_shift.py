@@ -1,4 +1,7 @@
-"""conv1d_via_attention: keeps the shift matrices in float32, so a float64 input fails or loses precision."""
+"""conv1d_via_attention: keeps the shift matrices in float32, so a float64 input fails or loses precision.
+
+Breaks: 08.conv1d_via_attention.dtype
+"""
 def conv1d_via_attention(x, weight):
     B, N, C_in = x.shape
     C_out, C_w, K = weight.shape

@@ -1,4 +1,7 @@
-"""conv1d_via_attention: multiplies by weight[:, :, k] reshaped to (C_in, C_out) instead of its transpose."""
+"""conv1d_via_attention: multiplies by weight[:, :, k] reshaped to (C_in, C_out) instead of its transpose.
+
+Breaks: 08.conv1d_via_attention.values
+"""
 def conv1d_via_attention(x, weight):
     B, N, C_in = x.shape
     C_out, C_w, K = weight.shape

@@ -1,4 +1,7 @@
-"""graph_attention_mask: adds float matrices (A + A^T + I) instead of a boolean OR."""
+"""graph_attention_mask: adds float matrices (A + A^T + I) instead of a boolean OR.
+
+Breaks: 08.graph_attention_mask.dtype
+"""
 def graph_attention_mask(adjacency):
     if adjacency.dim() != 2 or adjacency.shape[0] != adjacency.shape[1]:
         raise ValueError("square adjacency expected")

@@ -1,4 +1,7 @@
-"""local_attention_mask: treats window as the total width (|i - j| <= window // 2)."""
+"""local_attention_mask: treats window as the total width (|i - j| <= window // 2).
+
+Breaks: 08.local_attention_mask.values
+"""
 def local_attention_mask(n, window):
     if window < 0:
         raise ValueError("window must be >= 0")

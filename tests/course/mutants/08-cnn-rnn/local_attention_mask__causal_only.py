@@ -1,4 +1,7 @@
-"""local_attention_mask: looks only backwards (0 <= i - j <= window), like a causal window."""
+"""local_attention_mask: looks only backwards (0 <= i - j <= window), like a causal window.
+
+Breaks: 08.local_attention_mask.values
+"""
 def local_attention_mask(n, window):
     if window < 0:
         raise ValueError("window must be >= 0")

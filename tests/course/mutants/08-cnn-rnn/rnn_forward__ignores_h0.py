@@ -1,4 +1,7 @@
-"""rnn_forward: always starts from zeros, ignoring a given h0."""
+"""rnn_forward: always starts from zeros, ignoring a given h0.
+
+Breaks: 08.rnn_forward.h0
+"""
 def rnn_forward(x, W_xh, W_hh, b_h, h0=None):
     B, N, _ = x.shape
     h = x.new_zeros(B, W_hh.shape[0])

@@ -1,0 +1,15 @@
+"""scaled_dot_product_attention: scales the queries in place (Q /= sqrt(d_k)), so the caller's Q is divided too.
+
+Breaks: 05.scaled_dot_product_attention.unchanged
+"""
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    if Q.shape[-1] != K.shape[-1] or K.shape[-2] != V.shape[-2]:
+        raise ValueError("Q, K must share d_k and K, V must share Nk")
+    Q /= math.sqrt(Q.shape[-1])
+    scores = Q @ K.transpose(-2, -1)
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    weights = torch.softmax(scores, dim=-1)
+    if mask is not None:
+        weights = weights.masked_fill(~mask.any(-1, keepdim=True), 0.0)
+    return weights @ V, weights

@@ -1,0 +1,18 @@
+"""causal_conv_as_attention: an off-by-one, A[i, i - (K - 1 - k) d - 1] = kernel[k], so the taps start one step back
+and a token never sees itself.
+
+Breaks: 08.causal_conv_as_attention.values
+"""
+def causal_conv_as_attention(kernel, n, dilation=1):
+    if not isinstance(kernel, torch.Tensor) or kernel.dim() != 1 or kernel.numel() == 0:
+        raise ValueError("kernel must be a non-empty 1-D tensor")
+    if n < 1 or dilation < 1:
+        raise ValueError("n and dilation must be >= 1")
+    K = kernel.shape[0]
+    A = kernel.new_zeros(n, n)
+    for i in range(n):
+        for k in range(K):
+            j = i - (K - 1 - k) * dilation - 1
+            if j >= 0:
+                A[i, j] = kernel[k]
+    return A
