@@ -73,7 +73,9 @@ CLAUSES = [
     Clause(f"{A}.TinyTagger.shapes", "TinyTagger",
            "`TinyTagger(vocab_size, num_tags, d_model=32, num_heads=4, max_len=64)` maps `(B, N)` ids to finite float logits "
            "of shape `(B, N, num_tags)` on the ids' device, for `N` from 1 to `max_len`, also with the default sizes."),
-    Clause(f"{A}.TinyTagger.logits", "TinyTagger", "`forward` returns raw logits, not probabilities (no softmax)."),
+    Clause(f"{A}.TinyTagger.logits", "TinyTagger",
+           "`forward` returns raw logits, not probabilities (no softmax: `F.cross_entropy` applies it, and training on probabilities stalls).",
+           checks=(f"{A}.TinyTagger.logits", f"{A}.train_tagger.learns")),
     Clause(f"{A}.TinyTagger.batch", "TinyTagger", "a sentence's logits do not depend on the other sentences of the batch."),
     Clause(f"{A}.TinyTagger.context", "TinyTagger", "changing one word changes the logits of the other words: attention mixes in the context, which the graded run needs.",
            checks=(f"{A}.TinyTagger.context", f"{A}.capstone.accuracy")),
@@ -97,7 +99,9 @@ CLAUSES = [
     Clause(f"{A}.train_tagger.batch_size", "train_tagger",
            "the sentences go through the model in batches of `batch_size` (default 32), each sentence once per epoch."),
     Clause(f"{A}.train_tagger.shuffles", "train_tagger", "the sentences are shuffled again every epoch."),
-    Clause(f"{A}.train_tagger.lr", "train_tagger", "Adam uses the given `lr` (`lr = 0` leaves the model unchanged)."),
+    Clause(f"{A}.train_tagger.lr", "train_tagger",
+           "Adam uses the given `lr`: `lr = 0` leaves the model unchanged, so every epoch reports the loss of the untrained model.",
+           checks=(f"{A}.train_tagger.lr", f"{A}.train_tagger.loss", f"{A}.train_tagger.batch_size")),
     Clause(f"{A}.train_tagger.learns", "train_tagger",
            "every batch does `zero_grad`, `backward`, `step`: the loss falls and the model's parameters are updated in place, "
            "as the graded run needs.", checks=(f"{A}.train_tagger.learns", f"{A}.capstone.accuracy")),
@@ -703,12 +707,12 @@ def train_batch_size(ctx):
 
 @check(f"{A}.train_tagger.shuffles", "train_tagger")
 def train_shuffles(ctx):
-    """With lr = 0 and sentences of different lengths, batches of 4 give a different epoch loss for a different order."""
-    vocab, tags, S = 15, 5, 24
+    """With lr = 0 and sentences of different lengths, the default batches of 32 give a different epoch loss for a different order."""
+    vocab, tags, S = 15, 5, 48
     model = _tagger(ctx, vocab, tags, 16, 2, 16)
     ids, labels = _toy_dataset(ctx, vocab, tags, sentences=S, lengths=[1, 9, 2, 8, 5], padded_to=9)
-    inputs = f"{S} sentences of 1 to 9 tokens, epochs 4, lr 0, batch_size 4"
-    losses = _numbers(ctx, ctx.call("train_tagger", model, (ids.clone(), labels.clone()), 4, 0.0, batch_size=4), 4, inputs)
+    inputs = f"{S} sentences of 1 to 9 tokens, epochs 4, lr 0, default batch_size (32)"
+    losses = _numbers(ctx, ctx.call("train_tagger", model, (ids.clone(), labels.clone()), 4, 0.0), 4, inputs)
     if max(losses) - min(losses) < 1e-7:
         ctx.fail("the sentences are shuffled again every epoch", f"all epochs report the same loss {losses[0]:.8f}: the batches never change", inputs)
 
