@@ -35,3 +35,21 @@ def test_generator_is_seeded_and_consistent():
     assert bool(((ids == tagging_data.PAD_ID) == (tags == tagging_data.IGNORE)).all()), "padding and ignored tags coincide"
     for words, word_tags in train:
         assert len(words) == len(word_tags) <= tagging_data.MAX_WORDS and words[-1] == "."
+
+
+def test_the_deciding_word_is_often_out_of_reach_of_a_window():
+    """Issue 12: the capstone needs attention. The deciding word of an ambiguous word (the nearest
+    determiner or pronoun on its left) is up to 15 tokens back, and often beyond +/-6."""
+    sentences = tagging_data.generate_sentences(2000, seed=0)
+    distances = []
+    for words, tags in sentences:
+        last_cue = None
+        for i, (word, tag) in enumerate(zip(words, tags)):
+            if word in tagging_data.AMBIGUOUS and last_cue is not None and tag not in ("AUX",):
+                distances.append(i - last_cue)
+            if tag in ("DET", "PRON"):
+                last_cue = i
+    far = sum(d > 6 for d in distances) / len(distances)
+    assert max(distances) == 1 + tagging_data.LONG_MAX, f"the farthest cue is {max(distances)} tokens back"
+    assert far > 0.25, f"only {far:.0%} of the ambiguous words have their cue more than 6 tokens back"
+    assert max(len(w) for w, _ in sentences) <= tagging_data.MAX_WORDS

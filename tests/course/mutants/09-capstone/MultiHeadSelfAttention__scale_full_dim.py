@@ -1,4 +1,7 @@
-"""MultiHeadSelfAttention: divides the scores by sqrt(d_model) instead of sqrt(d_model / num_heads)."""
+"""MultiHeadSelfAttention: divides the scores by sqrt(d_model) instead of sqrt(d_model / num_heads).
+
+Breaks: 09.MultiHeadSelfAttention.values
+"""
 class MultiHeadSelfAttention(MultiHeadSelfAttention):  # the reference __init__, a wrong forward
     def forward(self, x, mask=None, return_weights=False):
         B, N, D = x.shape

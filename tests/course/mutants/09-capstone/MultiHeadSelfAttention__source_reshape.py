@@ -1,4 +1,4 @@
-"""MultiHeadSelfAttention: the source material's reshape (B, N, D) -> (-1, B, N, D/h), which mixes tokens and batch items across heads."""
+"""MultiHeadSelfAttention: the source material's reshape (B, N, D) -> (-1, B, N, D/h), which cuts every token's features into pieces that land in other positions' rows (sentences stay apart, tokens do not)."""
 class MultiHeadSelfAttention(MultiHeadSelfAttention):  # the reference __init__, a wrong forward
     def forward(self, x, mask=None, return_weights=False):
         B, N, D = x.shape

@@ -1,4 +1,7 @@
-"""MultiHeadSelfAttention: returns the weights averaged over heads, (B, N, N), instead of one matrix per head."""
+"""MultiHeadSelfAttention: returns the weights averaged over heads, (B, N, N), instead of one matrix per head.
+
+Breaks: 09.MultiHeadSelfAttention.shapes
+"""
 class MultiHeadSelfAttention(MultiHeadSelfAttention):  # the reference __init__, a wrong forward
     def forward(self, x, mask=None, return_weights=False):
         B, N, D = x.shape

@@ -1,4 +1,7 @@
-"""PositionalEncoding: no ValueError beyond max_len (a broadcasting RuntimeError instead)."""
+"""PositionalEncoding: no ValueError beyond max_len (a broadcasting RuntimeError instead).
+
+Breaks: 09.PositionalEncoding.errors
+"""
 class PositionalEncoding(nn.Module):
     def __init__(self, d_model, max_len=5000, dropout=0.0):
         super().__init__()

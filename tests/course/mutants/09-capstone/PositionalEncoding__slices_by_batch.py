@@ -1,4 +1,7 @@
-"""PositionalEncoding: slices pe by x.shape[0] (the batch size) instead of the sequence length."""
+"""PositionalEncoding: slices pe by x.shape[0] (the batch size) instead of the sequence length.
+
+Breaks: 09.PositionalEncoding.forward
+"""
 class PositionalEncoding(nn.Module):
     def __init__(self, d_model, max_len=5000, dropout=0.0):
         super().__init__()

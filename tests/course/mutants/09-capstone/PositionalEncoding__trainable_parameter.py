@@ -1,4 +1,7 @@
-"""PositionalEncoding: wraps pe in nn.Parameter, so training would change the encoding."""
+"""PositionalEncoding: wraps pe in nn.Parameter, so training would change the encoding.
+
+Breaks: 09.PositionalEncoding.buffer
+"""
 class PositionalEncoding(nn.Module):
     def __init__(self, d_model, max_len=5000, dropout=0.0):
         super().__init__()

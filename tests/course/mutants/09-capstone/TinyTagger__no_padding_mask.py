@@ -1,4 +1,7 @@
-"""TinyTagger: lets every token attend to the padding, so the tags depend on how much padding follows."""
+"""TinyTagger: lets every token attend to the padding, so the tags depend on how much padding follows.
+
+Breaks: 09.TinyTagger.padding
+"""
 class TinyTagger(TinyTagger):  # the reference __init__, a wrong forward
     def forward(self, ids):
         x = self.position(self.embedding(ids))

@@ -1,4 +1,7 @@
-"""TinyTagger: never adds the positional encoding, so the model is a bag of words."""
+"""TinyTagger: never adds the positional encoding, so the model is a bag of words.
+
+Breaks: 09.TinyTagger.order
+"""
 class TinyTagger(TinyTagger):  # the reference __init__, a wrong forward
     def forward(self, ids):
         keep = (ids != PAD_ID)[:, None, None, :]

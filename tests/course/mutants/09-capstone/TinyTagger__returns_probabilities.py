@@ -1,4 +1,7 @@
-"""TinyTagger: applies a softmax in forward, returning probabilities instead of logits."""
+"""TinyTagger: applies a softmax in forward, returning probabilities instead of logits.
+
+Breaks: 09.TinyTagger.logits
+"""
 class TinyTagger(TinyTagger):  # the reference __init__, a wrong forward
     def forward(self, ids):
         keep = (ids != PAD_ID)[:, None, None, :]

@@ -1,4 +1,7 @@
-"""train_tagger: turns the padding tags into tag 0 (clamp), so the loss also trains on padding."""
+"""train_tagger: turns the padding tags into tag 0 (clamp), so the loss also trains on padding.
+
+Breaks: 09.train_tagger.loss
+"""
 def train_tagger(model, dataset, epochs, lr, batch_size=32, show_progress=False):
     ids, tags = dataset
     tags = tags.clamp(min=0)

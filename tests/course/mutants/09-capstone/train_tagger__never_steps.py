@@ -1,4 +1,7 @@
-"""train_tagger: computes the gradients but never calls optimizer.step(), so nothing is learned."""
+"""train_tagger: computes the gradients but never calls optimizer.step(), so nothing is learned.
+
+Breaks: 09.train_tagger.learns
+"""
 def train_tagger(model, dataset, epochs, lr, batch_size=32, show_progress=False):
     ids, tags = dataset
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)

@@ -1,4 +1,7 @@
-"""train_tagger: accumulates the loss tensors (no .item()), returning tensors that keep the graph alive."""
+"""train_tagger: returns one 0-d tensor per epoch instead of Python floats.
+
+Breaks: 09.train_tagger.returns
+"""
 def train_tagger(model, dataset, epochs, lr, batch_size=32, show_progress=False):
     ids, tags = dataset
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
@@ -6,7 +9,7 @@ def train_tagger(model, dataset, epochs, lr, batch_size=32, show_progress=False)
     losses = []
     for _ in range(epochs):
         order = torch.randperm(len(ids), device=ids.device)
-        total, batches = 0.0, 0
+        total, batches = torch.zeros(()), 0
         for start in range(0, len(ids), batch_size):
             batch = order[start:start + batch_size]
             logits = model(ids[batch])
@@ -14,6 +17,6 @@ def train_tagger(model, dataset, epochs, lr, batch_size=32, show_progress=False)
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
-            total, batches = total + loss, batches + 1
+            total, batches = total + loss.detach(), batches + 1
         losses.append(total / batches)
     return losses

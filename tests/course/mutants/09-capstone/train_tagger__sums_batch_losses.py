@@ -1,4 +1,7 @@
-"""train_tagger: returns the sum of the batch losses of each epoch instead of their mean."""
+"""train_tagger: returns the sum of the batch losses of each epoch instead of their mean.
+
+Breaks: 09.train_tagger.loss
+"""
 def train_tagger(model, dataset, epochs, lr, batch_size=32, show_progress=False):
     ids, tags = dataset
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)

@@ -1,0 +1,60 @@
+"""The capstone needs attention (issue 12): on the graded data, with the graded training
+(seed, epochs, learning rate), every non-attention baseline of the grader (window MLPs,
+convolutions; course/checks/ch09_capstone.py BASELINES) stays below the accuracy
+threshold, while the reference TinyTagger, built from the notebook's own attention and
+positional encoding, passes it. Run in this process on the CPU, like the grader's
+training budget is stated (2 CPU cores)."""
+from __future__ import annotations
+
+import torch
+
+from autograder.pipeline.score import solution_namespace
+from course import tagging_data as data
+from course.checks import ch09_capstone as capstone
+
+from tests.support import ROOT
+
+
+def _reference_accuracy() -> float:
+    ns = solution_namespace("09-capstone", ROOT)
+    train, test = data.make_splits(capstone.TRAIN_SIZE, capstone.TEST_SIZE, seed=capstone.GRADED_SEED)
+    train_ids, train_tags = data.encode(train)
+    test_ids, test_tags = data.encode(test)
+    ns["set_seed"](capstone.GRADED_SEED)
+    model = ns["TinyTagger"](len(data.VOCAB), len(data.TAGS))
+    ns["train_tagger"](model, (train_ids, train_tags), capstone.GRADED_EPOCHS, capstone.GRADED_LR)
+    model.eval()
+    with torch.no_grad():
+        return capstone.ambiguous_accuracy(model(test_ids), test_ids, test_tags)
+
+
+def test_non_attention_baselines_stay_below_the_threshold_and_the_reference_passes():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        baselines = capstone.measure_baselines()
+        reference = _reference_accuracy()
+    finally:
+        torch.set_num_threads(threads)
+    report = ", ".join(f"{name} {accuracy:.3f}" for name, accuracy in baselines.items()) + f"; reference TinyTagger {reference:.3f}"
+    print(report)
+    assert len(baselines) >= 4 and any("window" in n for n in baselines) and any("convolution" in n for n in baselines), report
+    best = max(baselines.values())
+    assert best < capstone.ACCURACY_THRESHOLD - 0.03, f"a baseline without attention comes within 0.03 of the threshold {capstone.ACCURACY_THRESHOLD}: {report}"
+    assert reference >= capstone.ACCURACY_THRESHOLD + 0.05, f"the reference tagger does not clear the threshold with a margin: {report}"
+
+
+def test_baselines_see_no_further_than_stated():
+    """The receptive fields the names state: a change k tokens away reaches a +/-w model only for k <= w."""
+    for name, build in capstone.BASELINES.items():
+        reach = int(name.rsplit("+/-", 1)[1].rstrip(")"))
+        torch.manual_seed(0)
+        model = build().eval()
+        ids = torch.randint(1, len(data.VOCAB), (1, 19))
+        with torch.no_grad():
+            base = model(ids)
+            for k in (reach, reach + 1):
+                changed = ids.clone()
+                changed[0, 2 + k] = 1 + int(ids[0, 2 + k]) % (len(data.VOCAB) - 1)
+                moved = bool((model(changed)[0, 2] - base[0, 2]).abs().max() > 1e-7)
+                assert moved == (k == reach), f"{name}: a change {k} tokens away {'reaches' if moved else 'does not reach'} the token"
