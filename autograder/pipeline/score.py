@@ -95,14 +95,23 @@ def solution_namespace(assignment: str, root: Path = COURSE_ROOT) -> dict:
     return namespace
 
 
-def grade_in_process(assignment: str, namespace: dict, root: Path = COURSE_ROOT) -> Report:
+def grade_in_process(assignment: str, namespace: dict, root: Path = COURSE_ROOT, first_loss_about: list[str] | None = None) -> Report:
     """Run every graded test cell of the instructor notebook against ``namespace``.
 
-    The fast path used for mutants: no kernel, no nbgrader, the same cells.
+    The fast path used for mutants: no kernel, no nbgrader, the same cells. With
+    ``first_loss_about`` (names a wrong answer redefines), the cells that mention those names
+    run first and grading stops at the first cell that loses points: enough to show that the
+    answer loses points, and why, without running the rest.
     """
     nb = read(source_path(assignment, root))
     report = Report(assignment)
-    for cell in graded_cells(nb):
+    cells = graded_cells(nb)
+    if first_loss_about:
+        about = re.compile(r"\b(" + "|".join(map(re.escape, first_loss_about)) + r")\b")
+        cells = sorted(cells, key=lambda c: not about.search(c.source + " " + " ".join(getattr(c, "checks", []) or [])))
+    for cell in cells:
+        if first_loss_about and report.cells and report.cells[-1].points is not None and report.cells[-1].points < report.cells[-1].max_points:
+            break
         if not cell.auto:
             report.cells.append(CellResult(cell.grade_id, None, cell.points, "graded by hand"))
             continue

@@ -740,7 +740,7 @@ def train_learns(ctx):
     before = _state(ctx, model)
     inputs = "64 generated sentences, epochs 20, lr 1e-2"
     losses = _numbers(ctx, ctx.call("train_tagger", model, (ids, labels), 20, 1e-2), 20, inputs)
-    if not losses[-1] < 0.25 * losses[0]:  # the reference ends near 0.1 of its first epoch's loss
+    if not losses[-1] < 0.5 * losses[0]:  # the reference ends near 0.1 of its first epoch's loss; a model that learns slowly still halves it
         ctx.fail("training lowers the loss (zero_grad, backward, step every batch)", f"losses {[round(v, 3) for v in losses]}", inputs)
     after = _state(ctx, model)
     if all(torch.equal(after[k], v) for k, v in before.items() if k in after):

@@ -19,8 +19,9 @@ from tests.support import ASSIGNMENTS, ROOT
 from tests.support.studentwork import MUTANTS, mutant_targets, mutants
 
 ALTERNATIVES = Path(__file__).resolve().parent / "alternatives"
-# Two fixed seeds: a mutant must be caught by its clause's checks on both, and by no other check.
-SEEDS = (20261130, 7)
+# A fixed seed: a mutant must be caught by its clause's checks, and by no other check (the
+# helpers' runs tried many seeds; test_mutants.py runs every mutant on a fresh seed each time).
+SEEDS = (20261130,)
 
 
 def _prefix(assignment: str) -> str:

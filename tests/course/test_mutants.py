@@ -42,7 +42,9 @@ def test_reference_answers_score_full_marks(assignment, namespaces):
 def test_mutant_loses_points(assignment, mutant, namespaces):
     namespace = namespaces(assignment)
     exec(compile(mutant.read_text(encoding="utf-8"), str(mutant), "exec"), namespace)
-    report = grade_in_process(assignment, namespace, ROOT)
+    # the cells about the mutated names first, stopping at the first lost point (the whole
+    # table when none is lost, for the message)
+    report = grade_in_process(assignment, namespace, ROOT, first_loss_about=mutant_targets(mutant))
     assert not report.full_marks, f"mutant {mutant.name} ({_docstring(mutant)}) kept full marks:\n{report.table()}"
     # the failure message names a property, not a bare AssertionError
     reasons = [c.reason for c in report.cells if c.points == 0]
