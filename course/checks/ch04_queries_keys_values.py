@@ -104,13 +104,6 @@ def _weights(ctx, d_in, d_k, d_v, dtype=torch.float32):
     return ctx.randn(d_in, d_k, dtype=dtype), ctx.randn(d_in, d_k, dtype=dtype), ctx.randn(d_in, d_v, dtype=dtype)
 
 
-def _probe_device(ctx, name, *args, **kwargs):
-    """Device propagation on a non-CPU device without a GPU (the framework's ``probe_device``, where present)."""
-    probe = getattr(ctx, "probe_device", None)
-    if probe is not None:
-        probe(name, *args, **kwargs)
-
-
 def _expect_dtype(ctx, got, dtype, prop, inputs):
     """Only the type and dtype of one result (its values are other clauses)."""
     if type(got) is not torch.Tensor:
@@ -163,7 +156,7 @@ def project_dtype_device(ctx):
     """float64 in, float64 out; the device of X."""
     X = ctx.randn(2, 5, 4)
     Wq, Wk, Wv = _weights(ctx, 4, 3, 6)
-    _probe_device(ctx, "project_qkv", X, Wq, Wk, Wv)
+    ctx.probe_device("project_qkv", X, Wq, Wk, Wv)
     if float64_ok(ctx):
         X = ctx.randn(5, 4, dtype=torch.float64)
         Wq, Wk, Wv = _weights(ctx, 4, 3, 6, dtype=torch.float64)
@@ -197,7 +190,7 @@ def dot_scores_values(ctx):
 @check(f"{A}.dot_product_scores.dtype_device", "dot_product_scores", ATTENTION_FORBIDDEN)
 def dot_scores_dtype_device(ctx):
     """float64 in, float64 out; the device of Q."""
-    _probe_device(ctx, "dot_product_scores", ctx.randn(2, 3, 4), ctx.randn(2, 5, 4))
+    ctx.probe_device("dot_product_scores", ctx.randn(2, 3, 4), ctx.randn(2, 5, 4))
     if float64_ok(ctx):
         Q, K = ctx.randn(4, 4, dtype=torch.float64), ctx.randn(4, 4, dtype=torch.float64)
         _expect_dtype(ctx, ctx.call("dot_product_scores", Q, K), torch.float64, "float64 inputs give float64 scores", f"Q {describe(Q)}, K {describe(K)}")
@@ -239,7 +232,7 @@ def additive_saturation(ctx):
 @check(f"{A}.additive_scores.dtype_device", "additive_scores")
 def additive_dtype_device(ctx):
     """float64 in, float64 out; the device of Q."""
-    _probe_device(ctx, "additive_scores", ctx.randn(2, 3, 4), ctx.randn(2, 5, 4), ctx.randn(4))
+    ctx.probe_device("additive_scores", ctx.randn(2, 3, 4), ctx.randn(2, 5, 4), ctx.randn(4))
     if float64_ok(ctx):
         Q, K, w = ctx.randn(3, 4, dtype=torch.float64), ctx.randn(5, 4, dtype=torch.float64), ctx.randn(4, dtype=torch.float64)
         _expect_dtype(ctx, ctx.call("additive_scores", Q, K, w), torch.float64, "float64 inputs give float64 scores", f"Q {describe(Q)}, K {describe(K)}, w {describe(w)}")
@@ -308,7 +301,7 @@ def attend_masked(ctx):
 @check(f"{A}.attend.dtype_device", "attend", ATTENTION_FORBIDDEN)
 def attend_dtype_device(ctx):
     """float64 in, float64 out; the device of the scores."""
-    _probe_device(ctx, "attend", ctx.randn(2, 3, 4), ctx.randn(2, 4, 5))
+    ctx.probe_device("attend", ctx.randn(2, 3, 4), ctx.randn(2, 4, 5))
     if float64_ok(ctx):
         scores, V = ctx.randn(3, 4, dtype=torch.float64), ctx.randn(4, 5, dtype=torch.float64)
         inputs = f"scores {describe(scores)}, V {describe(V)}"
@@ -367,7 +360,7 @@ def self_attention_stable(ctx):
 @check(f"{A}.self_attention.dtype_device", "self_attention", ATTENTION_FORBIDDEN)
 def self_attention_dtype_device(ctx):
     """float64 in, float64 out; the device of X."""
-    _probe_device(ctx, "self_attention", ctx.randn(2, 3, 4), *_weights(ctx, 4, 2, 5))
+    ctx.probe_device("self_attention", ctx.randn(2, 3, 4), *_weights(ctx, 4, 2, 5))
     if float64_ok(ctx):
         X = ctx.randn(3, 4, dtype=torch.float64)
         Wq, Wk, Wv = _weights(ctx, 4, 2, 5, dtype=torch.float64)

@@ -14,6 +14,7 @@ import torch.nn.functional as F
 import itertools
 
 from autograder.checking import Clause, check, describe, expect_tensor
+from .ground_truth import cpu64
 
 A = ASSIGNMENT = "05"
 CONTRACT = ["score_variance", "scaled_dot_product_attention", "SelfAttention", "restoring_scale"]
@@ -228,9 +229,7 @@ def sdpa_values(ctx):
 @check(f"{A}.scaled_dot_product_attention.dtype_device", "scaled_dot_product_attention", SDPA_FORBIDDEN)
 def sdpa_dtype_device(ctx):
     """float64 inputs give float64 output and weights, on the device of the inputs."""
-    _probe = getattr(ctx, "probe_device", None)
-    if _probe is not None:
-        _probe("scaled_dot_product_attention", *_qkv(ctx, (2,), 3, 4, 5, 2))
+    ctx.probe_device("scaled_dot_product_attention", *_qkv(ctx, (2,), 3, 4, 5, 2))
     Q, K, V = _qkv(ctx, (2,), 4, 5, 6, 3, dtype=torch.float64)
     inputs = f"Q {describe(Q)}, K {describe(K)}, V {describe(V)}"
     out, weights = _call_attention(ctx, Q, K, V, None, inputs)
@@ -305,10 +304,6 @@ def _expect_mask_relational(ctx, Q, K, V, mask, what):
 
 def _fmt(t) -> str:
     return "[" + ", ".join(f"{v:.8g}" for v in t.tolist()[:6]) + (", ...]" if t.numel() > 6 else "]")
-
-
-def cpu64(t):
-    return torch.Tensor.detach(t).to("cpu", torch.float64)
 
 
 @check(f"{A}.scaled_dot_product_attention.mask", "scaled_dot_product_attention", SDPA_FORBIDDEN)
