@@ -46,7 +46,10 @@ from .kernel import HERE, Drain, Kernel, KernelError, set_nonblocking
 from .leftovers import scratch_prefix
 from .seccomp import lockdown_program, seccomp_program
 
-PRELOAD = ["matplotlib", "matplotlib.pyplot", "matplotlib_inline.backend_inline", "IPython.core.displayhook", "traitlets"]
+# torch._dynamo: imported by torch on the first call under a dispatch mode (the recorder of
+# forbidden routines, recorder.py), a second of CPU in every kernel unless the zygote has it
+PRELOAD = ["matplotlib", "matplotlib.pyplot", "matplotlib_inline.backend_inline", "IPython.core.displayhook", "traitlets",
+           "torch._dynamo", "torch.utils._python_dispatch", "torch.overrides"]
 _ZYGOTES: dict[tuple, "Zygote"] = {}
 _LOCK = threading.Lock()
 
