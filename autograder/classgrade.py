@@ -37,6 +37,7 @@ import json
 import multiprocessing
 import os
 import shutil
+import sys
 import tempfile
 import time
 import traceback
@@ -105,8 +106,13 @@ def execute_bounded(job: Job, limits: Limits, unsafe: bool, device: str) -> dict
     return {"student_fault": fault}
 
 
-def _worker_init(device: str, memory: int | None = None) -> None:
+def _worker_init(device: str, memory: int | None = None, zygote: tuple | None = None) -> None:
     os.environ["COURSE_DEVICE"] = device
+    if zygote is not None:  # (socket, lock, threads): the warm zygote the grading process shares
+        from .isolation.warmpool import adopt_shared
+
+        sock, lock, threads = zygote
+        adopt_shared(sock, lock, threads, device)
     if memory:
         import resource
 
@@ -119,6 +125,56 @@ def _worker_init(device: str, memory: int | None = None) -> None:
         torch.set_num_threads(1)
     except Exception:  # noqa: BLE001
         pass
+
+
+def _ready() -> None:
+    """A first task: makes the pool start its workers now."""
+
+
+class Workers:
+    """The grader worker processes of one run (the default, ``AUTOGRADER_WORKERS=processes``).
+
+    Started as soon as the run knows it has submissions to grade, so that their start
+    overlaps the preparation of the submissions. They are forked from a server process
+    (multiprocessing's forkserver) that has imported the grading code and torch once, and
+    they fork their kernels from one warm zygote started here and shared by all of them
+    (``warmpool.Zygote.share``): N workers cost one import of torch and one zygote, not N."""
+
+    def __init__(self, jobs: int, limits: Limits, unsafe: bool, device: str):
+        from .isolation import warm_available
+        from .isolation.warmpool import Zygote, ZygoteError, register
+
+        self.jobs, self.limits, self.device = max(1, jobs), limits, device
+        self.ctx = multiprocessing.get_context("forkserver")
+        self.ctx.set_forkserver_preload(["autograder.classgrade"])
+        self.zygote = None
+        if warm_available(device, unsafe):
+            zygote = Zygote(limits.threads, device)
+            try:
+                self.shared = zygote.share(self.ctx)
+            except (ZygoteError, OSError) as exc:  # each worker starts its own then
+                zygote.stop()
+                print(f"autograder: no shared warm zygote ({exc})", file=sys.stderr)
+            else:
+                self.zygote = register(zygote)  # stopped with this process's zygotes (shutdown)
+        self.pool = self.new_pool(self.jobs)
+        self.pool.submit(_ready)
+
+    def new_pool(self, workers: int) -> cf.ProcessPoolExecutor:
+        shared = None
+        if self.zygote is not None and self.zygote.alive():
+            sock, lock = self.shared
+            shared = (sock, lock, self.limits.threads)
+        return cf.ProcessPoolExecutor(max_workers=workers, mp_context=self.ctx, initializer=_worker_init,
+                                      initargs=(self.device, self.limits.grader_memory, shared))
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool = None
+        if self.zygote is not None:
+            self.zygote.stop()
+            self.zygote = None
 
 
 # --------------------------------------------------------------------------- the class
@@ -183,6 +239,9 @@ def grade_assignment(
             res.status, res.failures, res.notes, res.kept = kept["status"], [tuple(f) for f in kept["failures"]], kept["notes"], kept["graded"]
         else:
             to_grade.append(s)
+    workers = None
+    if to_grade and not scheduler and os.environ.get("AUTOGRADER_WORKERS", "processes") == "processes":
+        workers = Workers(min(jobs, len(to_grade) * len(notebooks)), limits, unsafe, device)
     with tempfile.TemporaryDirectory(prefix=scratch_prefix("class")) as scratch:
         scratch_path = Path(scratch)
         os.chmod(scratch_path, 0o755)
@@ -234,9 +293,11 @@ def grade_assignment(
             if scheduler:
                 outcomes = _execute_on_dask(runnable, limits, unsafe, device, scheduler, report, log, finished)
             else:
-                outcomes = _execute_all(runnable, limits, unsafe, device, jobs, report, log, finished)
+                outcomes = _execute_all(runnable, limits, unsafe, device, jobs, report, log, finished, workers)
         finally:
-            shutdown()  # this process's warm zygote, if it made one
+            if workers is not None:
+                workers.close()
+            shutdown()  # this process's warm zygote (the workers' shared one), if it made one
         for job in runnable:  # lost to a grader error: recorded as such
             if (job.student, job.notebook) not in outcomes:
                 finished(job, None)
@@ -313,11 +374,12 @@ def _remember(coursedir, assignment: str, student: str, print_now: str, result: 
                                     "failures": result.failures, "notes": result.notes}), encoding="utf-8")
 
 
-def _execute_all(jobs_list: list[Job], limits: Limits, unsafe: bool, device: str, jobs: int, report: ClassReport, log, finished=None) -> dict:
+def _execute_all(jobs_list: list[Job], limits: Limits, unsafe: bool, device: str, jobs: int, report: ClassReport, log, finished=None,
+                 workers: "Workers | None" = None) -> dict:
     """Run the prepared notebooks, ``jobs`` at a time; ``finished(job, outcome)`` is called in this
     thread as each one ends (the gradebook is written there). By default each submission's
     trusted-side work (driving its kernel, decoding replies, deciding hidden checks) runs in a
-    grader worker process of its own kind: ``jobs`` spawned workers, each with a memory limit
+    grader worker process (``Workers``): ``jobs`` of them, each with a memory limit
     (Limits.grader_memory) and a CPU budget per submission (Limits.grader_cpu), so a submission
     that makes the grader's work explode fails alone, with the reason, and this process only
     collects results. AUTOGRADER_WORKERS=threads runs the same work in threads of this process
@@ -346,12 +408,14 @@ def _execute_all(jobs_list: list[Job], limits: Limits, unsafe: bool, device: str
     if mode == "threads":
         _execute_in_threads(jobs_list, limits, unsafe, device, jobs, report, done)
         return outcomes
-    ctx = multiprocessing.get_context("spawn")
+    own = workers is None
+    if own:
+        workers = Workers(min(jobs, len(jobs_list)), limits, unsafe, device)
 
-    def run_pool(batch: list[Job], workers: int) -> list[Job]:
+    def run_pool(batch: list[Job], pool: cf.ProcessPoolExecutor) -> list[Job]:
         """Run a batch; return the jobs lost to a worker that died (to run again, alone)."""
         lost = []
-        with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init, initargs=(device, limits.grader_memory)) as pool:
+        with pool:
             futures = {pool.submit(execute_bounded, job, limits, unsafe, device): job for job in batch}
             for fut in cf.as_completed(futures):
                 job = futures[fut]
@@ -366,11 +430,16 @@ def _execute_all(jobs_list: list[Job], limits: Limits, unsafe: bool, device: str
                 done(job, outcome)
         return lost
 
-    for job in run_pool(list(jobs_list), max(1, min(jobs, len(jobs_list)))):
-        # a worker died (killed for memory, crashed) with this job in flight: alone in a fresh
-        # worker it either passes (another submission was the cause) or is the cause itself
-        if run_pool([job], 1):
-            done(job, {"student_fault": "the grader's work on this submission killed its grader worker process (twice, the second time alone)"})
+    try:
+        pool, workers.pool = workers.pool, None
+        for job in run_pool(list(jobs_list), pool):
+            # a worker died (killed for memory, crashed) with this job in flight: alone in a fresh
+            # worker it either passes (another submission was the cause) or is the cause itself
+            if run_pool([job], workers.new_pool(1)):
+                done(job, {"student_fault": "the grader's work on this submission killed its grader worker process (twice, the second time alone)"})
+    finally:
+        if own:
+            workers.close()
     return outcomes
 
 

@@ -86,8 +86,11 @@ def _tree(pid: int) -> list[int]:
 
 
 def _grader_rss(pid: int) -> float:
-    """Resident memory (MB) of the grader's own processes: the command and its worker processes,
-    not the sandboxed kernels (bubblewrap and what runs inside it: the students' code)."""
+    """Memory (MB) of the grader's own processes: the command and its worker processes (and the
+    server they are forked from), not the sandboxed kernels (bubblewrap and what runs inside it:
+    the students' code). Each process counts its proportional set size (PSS): a page shared by
+    n processes (forked copy-on-write, or a shared library) counts 1/n in each, so the sum is
+    the memory they take together; resident sizes would count shared pages once per process."""
     total, sandboxed = 0, set()
     for p in _tree(pid):
         try:
@@ -95,11 +98,19 @@ def _grader_rss(pid: int) -> float:
             if p in sandboxed or b"bwrap" in cmd or b"kernel_runner" in cmd or b"zygote_runner" in cmd:
                 sandboxed.update(_tree(p))
                 continue
-            with open(f"/proc/{p}/status") as f:
-                total += next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
+            total += _pss_kb(p)
         except (OSError, StopIteration, ValueError):
             continue
     return total / 1024
+
+
+def _pss_kb(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            return next(int(line.split()[1]) for line in f if line.startswith("Pss:"))
+    except (OSError, StopIteration):  # no smaps_rollup (old kernel): resident size
+        with open(f"/proc/{pid}/status") as f:
+            return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
 
 
 def timed(args: list[str], cwd: Path) -> float:
@@ -212,8 +223,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"scores identical to plain nbgrader for every student and cell: {'yes' if same_all else 'NO'} "
               f"({len(reference)} graded cells)")
         print("overhead s/nb: (grader's time - bare execution) / notebooks; times include each command's start-up.")
-        print("peak MB: resident memory of the grader's own processes together (the command and its worker\n"
-              "processes; for plain nbgrader its kernels too, which run unsandboxed in its process tree), sampled every 0.2 s.")
+        print("peak MB: memory of the grader's own processes together (PSS: shared pages split between the processes\n"
+              "sharing them), the command and its worker processes; for plain nbgrader its kernels too, which run\n"
+              "unsandboxed in its process tree; sampled every 0.2 s.")
         try:
             print(f"load average after: {os.getloadavg()[0]:.1f} (other work on the machine inflates all times)")
         except OSError:

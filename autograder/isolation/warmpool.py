@@ -99,6 +99,11 @@ class Zygote:
         return env
 
     def start(self, timeout: float = 120.0) -> None:
+        self.launch(timeout)
+        self.wait_ready()
+
+    def launch(self, timeout: float = 120.0) -> None:
+        """Start the zygote's sandbox without waiting for it to be ready (``wait_ready``)."""
         self.tmp = Path(tempfile.mkdtemp(prefix=scratch_prefix("zygote")))
         os.chmod(self.tmp, 0o755)
         code = self.tmp / "code"
@@ -131,6 +136,8 @@ class Zygote:
             os.close(sfd)
         self.sock = ours
         self.sock.settimeout(timeout)
+
+    def wait_ready(self) -> None:
         try:
             reply = json.loads(self.sock.recv(1 << 16) or b"{}")
         except (OSError, ValueError) as exc:
@@ -160,6 +167,26 @@ class Zygote:
             raise ZygoteError(f"the warm zygote did not fork: {reply}")
         return int(reply["pid"])
 
+    def share(self, mp_context) -> tuple:
+        """Launch this zygote for several grader processes: returns ``(socket, lock)`` to hand
+        to them (``adopt_shared``) at once. The lock is held here until the zygote is ready
+        (a thread waits for it), so a worker's first fork request waits for that, and no
+        worker ever reads the zygote's "ready" message as its reply."""
+        lock = mp_context.Lock()
+        lock.acquire()
+        self.launch()
+
+        def ready() -> None:
+            try:
+                self.wait_ready()
+            except ZygoteError as exc:  # the workers' requests fail; they start their own zygotes
+                print(f"autograder: {exc}", file=sys.stderr)
+            finally:
+                lock.release()
+
+        threading.Thread(target=ready, daemon=True, name="autograder-zygote-ready").start()
+        return self.sock, lock
+
     def stop(self) -> None:
         if self.sock is not None:
             self.sock.close()
@@ -179,7 +206,90 @@ class Zygote:
             self.tmp = None
 
 
-def get_zygote(threads: int | None, device: str) -> Zygote:
+class ZygoteUnreachable(ZygoteError):
+    """Nothing was sent: the request can go to another zygote."""
+
+
+class SharedZygote:
+    """A zygote started by another grading process (``Zygote.share``), used through this
+    process's duplicate of its socket. The grader processes sharing it take turns with a
+    cross-process lock; each request carries an id and its reply brings it back, so a reply
+    left unread by a process interrupted between the two (its CPU budget ran out) is skipped."""
+
+    LOCK_TIMEOUT = 180.0  # longer than a zygote's start
+
+    def __init__(self, sock: socket.socket, lock, threads: int | None, device: str):
+        self.sock, self.shared_lock = sock, lock
+        self.threads, self.device = threads, device
+        self.lock = threading.Lock()
+        self.count = 0
+
+    def alive(self) -> bool:
+        return self.sock is not None
+
+    def fork(self, fds: list[int], request: dict) -> int:
+        with self.lock:
+            if self.sock is None:
+                raise ZygoteUnreachable("the shared warm zygote is gone")
+            if not self.shared_lock.acquire(timeout=self.LOCK_TIMEOUT):
+                raise ZygoteUnreachable("the shared warm zygote was not free for three minutes")
+            try:
+                self.count += 1
+                rid = f"{os.getpid()}-{self.count}"
+                try:
+                    socket.send_fds(self.sock, [json.dumps({**request, "id": rid}).encode()], fds)
+                except OSError as exc:
+                    self.stop()
+                    raise ZygoteUnreachable(f"the shared warm zygote is gone ({exc})") from None
+                deadline = time.monotonic() + 30
+                while True:
+                    self.sock.settimeout(max(0.1, deadline - time.monotonic()))
+                    try:
+                        data = self.sock.recv(1 << 16)
+                    except (ConnectionResetError, BrokenPipeError):
+                        data = b""
+                    except OSError as exc:
+                        reply = {"error": str(exc)}
+                        break
+                    if not data:
+                        # the zygote is gone, and with it its sandbox's PID namespace: no kernel it
+                        # may have forked for this request outlives it, so the request can go elsewhere
+                        self.stop()
+                        raise ZygoteUnreachable("the shared warm zygote is gone")
+                    try:
+                        reply = json.loads(data)
+                    except ValueError:
+                        reply = {"error": "an unreadable reply"}
+                    if reply.get("id") == rid or "id" not in reply or time.monotonic() > deadline:
+                        break
+            finally:
+                self.shared_lock.release()
+        if reply.get("status") != "forked" or reply.get("id") != rid:
+            self.stop()
+            raise ZygoteError(f"the shared warm zygote did not fork: {reply}")
+        return int(reply["pid"])
+
+    def stop(self) -> None:
+        """Forget it here (the process that started it stops it)."""
+        if self.sock is not None:
+            self.sock.close()
+            self.sock = None
+
+
+_SHARED: dict[tuple, SharedZygote] = {}
+
+
+def adopt_shared(sock: socket.socket, lock, threads: int | None, device: str) -> None:
+    """In a grader worker process: fork warm kernels from the zygote another process shares
+    (``Zygote.share``) instead of starting one here."""
+    _SHARED[(threads, device)] = SharedZygote(sock, lock, threads, device)
+
+
+
+def get_zygote(threads: int | None, device: str) -> Zygote | SharedZygote:
+    shared = _SHARED.get((threads, device))
+    if shared is not None and shared.alive():
+        return shared
     key = (threads, device, os.getpid())
     with _LOCK:
         z = _ZYGOTES.get(key)
@@ -190,6 +300,13 @@ def get_zygote(threads: int | None, device: str) -> Zygote:
             z.start()
             _ZYGOTES[key] = z
         return z
+
+
+def register(zygote: Zygote) -> Zygote:
+    """Count a zygote started here (``Zygote.share``) among this process's: ``shutdown`` stops it."""
+    with _LOCK:
+        _ZYGOTES[("shared", zygote.threads, zygote.device, os.getpid())] = zygote
+    return zygote
 
 
 @atexit.register
@@ -275,7 +392,10 @@ class WarmKernel(Kernel):
         child_fds = [req_r, rep_w, ctl_r, out_w, err_w, status_w, files_r, *cgroup_fds]
         request = {"scratch": self.limits.scratch, "tmp": self.limits.tmp, "seccomp": lockdown_program().hex()}
         try:
-            zygote.fork(child_fds, request)
+            try:
+                zygote.fork(child_fds, request)
+            except ZygoteUnreachable:  # a shared zygote gone or busy, nothing sent: this process's own
+                get_zygote(self.limits.threads, self.device).fork(child_fds, request)
         finally:
             for fd in child_fds:
                 os.close(fd)

@@ -240,7 +240,8 @@ def main() -> None:
                     os._exit(71)
         for fd in fds:
             os.close(fd)
-        sock.send(json.dumps({"status": "forked", "pid": pid}).encode())
+        # the request's id comes back: grader processes sharing this zygote match replies to requests
+        sock.send(json.dumps({"status": "forked", "pid": pid, "id": req.get("id")}).encode())
 
 
 def _reap() -> None:

@@ -139,3 +139,77 @@ def test_limits_still_hold_in_a_warm_kernel():
             k.request({"op": "run", "code": code}, 2)
         assert not k.cgroup or not k.cgroup.pids() or True
     assert get_zygote(None, "cpu").alive(), "a student's death does not touch the zygote"
+
+
+# --------------------------------------------------------------------------- one zygote, several grader processes
+def _bogus_fork_fds() -> list[int]:
+    """Seven pipe ends: the zygote forks a child that fails at once (no cgroup descriptors)."""
+    import os
+
+    fds = []
+    for _ in range(4):
+        fds += os.pipe()
+    return fds[:7]
+
+
+def test_a_shared_zygote_matches_replies_to_requests():
+    """A grader worker interrupted between its fork request and the reply (its CPU budget ran
+    out) leaves that reply unread; the next request through the shared zygote must get its
+    own reply, not the stale one, and kernels still start from it."""
+    import multiprocessing
+    import os
+    import socket
+
+    from autograder.isolation import warmpool
+
+    zygote = warmpool.Zygote(LIMITS.threads, "cpu")
+    sock, lock = zygote.share(multiprocessing.get_context("forkserver"))
+    try:
+        shared = warmpool.SharedZygote(socket.socket(fileno=os.dup(sock.fileno())), lock, LIMITS.threads, "cpu")
+        assert lock.acquire(timeout=120), "the zygote did not get ready"
+        fds = _bogus_fork_fds()
+        socket.send_fds(shared.sock, [json.dumps({"id": "interrupted"}).encode()], fds)  # no reply read
+        lock.release()
+        for fd in fds:
+            os.close(fd)
+        fds = _bogus_fork_fds()
+        try:
+            pid = shared.fork(fds, {})
+        finally:
+            for fd in fds:
+                os.close(fd)
+        assert pid > 0 and shared.alive() and shared.count == 1
+        warmpool._SHARED[(LIMITS.threads, "cpu")] = shared
+        try:
+            with WarmKernel(None, LIMITS, label="through-the-shared-zygote") as k:
+                assert probe(k, "result = {'ok': 6 * 7}") == {"ok": 42}
+            assert warmpool._ZYGOTES.get((LIMITS.threads, "cpu", os.getpid())) is None or shared.count == 2
+            assert shared.count == 2, "the kernel was not forked by the shared zygote"
+        finally:
+            warmpool._SHARED.clear()
+    finally:
+        zygote.stop()
+
+
+def test_a_gone_shared_zygote_falls_back_to_an_own_one():
+    import multiprocessing
+    import os
+    import socket
+
+    from autograder.isolation import warmpool
+
+    zygote = warmpool.Zygote(LIMITS.threads, "cpu")
+    sock, lock = zygote.share(multiprocessing.get_context("forkserver"))
+    shared = warmpool.SharedZygote(socket.socket(fileno=os.dup(sock.fileno())), lock, LIMITS.threads, "cpu")
+    assert lock.acquire(timeout=120)
+    lock.release()
+    zygote.stop()  # killed: the next request cannot be sent
+    warmpool._SHARED[(LIMITS.threads, "cpu")] = shared
+    try:
+        with WarmKernel(None, LIMITS, label="after-the-shared-zygote") as k:
+            assert probe(k, "result = {'ok': 1}") == {"ok": 1}
+            assert not k.cold, "fell back to a cold kernel instead of this process's own zygote"
+        assert not shared.alive()
+        assert warmpool._ZYGOTES[(LIMITS.threads, "cpu", os.getpid())].alive()
+    finally:
+        warmpool._SHARED.clear()

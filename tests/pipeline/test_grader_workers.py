@@ -51,8 +51,26 @@ def test_a_grader_budget_fails_only_its_student(tmp_path):
     assert sandbox_problem() is None, sandbox_problem()
     course = _course(tmp_path / "budget", {"honest-a": None, "greedy": GREEDY, "honest-b": None})
     limits = Limits(cell_timeout=60, notebook_timeout=600, memory=4 * GiB, max_reply=512 * MiB, grader_memory=int(0.8 * GiB))
-    report = grade_assignment(ASSIGNMENT, course, jobs=2, limits=limits, create=True, log=lambda m: None)
+    zygotes, running = set(), [True]
+
+    def watch() -> None:  # the warm zygotes' scratch folders, named by the process that made each
+        while running[0]:
+            zygotes.update(p.name for p in Path(tempfile.gettempdir()).glob("autograder-zygote-*"))
+            time.sleep(0.05)
+
+    import threading
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        report = grade_assignment(ASSIGNMENT, course, jobs=2, limits=limits, create=True, log=lambda m: None)
+    finally:
+        running[0] = False
+        watcher.join()
     assert not report.grader_errors, report.grader_errors
+    # both worker processes forked their kernels from one zygote, made by the grading process,
+    # and the worker whose budget ran out went on with it
+    assert len(zygotes) == 1 and f"-{os.getpid()}-" in next(iter(zygotes)), zygotes
     got = {s.student: s for s in report.students}
     for name in ("honest-a", "honest-b"):
         assert got[name].score == got[name].max_score > 0, (name, got[name].failures)
