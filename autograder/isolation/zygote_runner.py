@@ -199,6 +199,16 @@ def _read_exactly(fd: int, n: int) -> bytes:
 
 
 def preload() -> None:
+    environment = dict(os.environ)
+    _preload()
+    # what the imports set in the environment (torch._dynamo: TORCHINDUCTOR_CACHE_DIR) is not
+    # passed on to the kernels: they start with the sandbox's environment, as a cold kernel does
+    for name in set(os.environ) - set(environment):
+        del os.environ[name]
+    os.environ.update(environment)
+
+
+def _preload() -> None:
     import numpy  # noqa: F401
     import torch  # noqa: F401
     import torch.nn.functional  # noqa: F401
