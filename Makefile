@@ -77,8 +77,10 @@ book: $(RUNTIME)
 	$(BIN)/jupyter-book build . $(BOOK_FLAGS)
 	@echo "Book: file://$(CURDIR)/_build/html/index.html"
 
+# Two test processes (pytest-xdist): most tests wait on one single-threaded kernel or subprocess.
+TEST_WORKERS ?= 2
 test: $(TESTTOOLS)
-	$(BIN)/python -m pytest tests
+	$(BIN)/python -m pytest tests -n $(TEST_WORKERS)
 
 release: $(RUNTIME)
 	$(BIN)/python -m autograder release

@@ -109,7 +109,7 @@ def execute_bounded(job: Job, limits: Limits, unsafe: bool, device: str) -> dict
 def _worker_init(device: str, memory: int | None = None, zygote: tuple | None = None) -> None:
     os.environ["COURSE_DEVICE"] = device
     if zygote is not None:  # (socket, lock, threads): the warm zygote the grading process shares
-        from .isolation.warmpool import adopt_shared
+        from .isolation import adopt_shared
 
         sock, lock, threads = zygote
         adopt_shared(sock, lock, threads, device)
@@ -141,22 +141,17 @@ class Workers:
     (``warmpool.Zygote.share``): N workers cost one import of torch and one zygote, not N."""
 
     def __init__(self, jobs: int, limits: Limits, unsafe: bool, device: str):
-        from .isolation import warm_available
-        from .isolation.warmpool import Zygote, ZygoteError, register
+        from .isolation import ZygoteError, start_shared_zygote, warm_available
 
         self.jobs, self.limits, self.device = max(1, jobs), limits, device
         self.ctx = multiprocessing.get_context("forkserver")
         self.ctx.set_forkserver_preload(["autograder.classgrade"])
         self.zygote = None
         if warm_available(device, unsafe):
-            zygote = Zygote(limits.threads, device)
-            try:
-                self.shared = zygote.share(self.ctx)
+            try:  # stopped by close(), or with this process's zygotes (shutdown)
+                self.zygote, self.shared = start_shared_zygote(limits.threads, device, self.ctx)
             except (ZygoteError, OSError) as exc:  # each worker starts its own then
-                zygote.stop()
                 print(f"autograder: no shared warm zygote ({exc})", file=sys.stderr)
-            else:
-                self.zygote = register(zygote)  # stopped with this process's zygotes (shutdown)
         self.pool = self.new_pool(self.jobs)
         self.pool.submit(_ready)
 

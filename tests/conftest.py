@@ -13,6 +13,28 @@ from tests.support import ROOT
 os.environ.setdefault("MPLBACKEND", "Agg")
 
 
+# `make test` runs the suite in two processes (pytest-xdist). The tests of one module stay in
+# one process, in order (their module fixtures are made once; some modules are a sequence);
+# modules that share a session fixture or watch the same processes go together: the built
+# book, and the class of cheating submissions (whose leftover-process checks would see each
+# other's sleepers). (xdist's own --dist loadgroup marks do not work with this pytest.)
+_GROUPS = {"test_book": "book", "test_browser": "book", "test_grading_adversarial": "cheating-class", "test_grade_dask": "cheating-class"}
+
+try:
+    from xdist.scheduler import LoadScopeScheduling
+except ImportError:  # plain pytest: one process
+    pass
+else:
+    class _ModuleGroups(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return _GROUPS.get(Path(module).stem, module)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_xdist_make_scheduler(config, log):
+        return _ModuleGroups(config, log)
+
+
 @pytest.fixture(scope="session")
 def root() -> Path:
     return ROOT
@@ -45,3 +67,4 @@ def built_book(tmp_path_factory) -> Path:
     assert done.returncode == 0, f"the book build failed:\n{done.stdout[-6000:]}\n{done.stderr[-4000:]}"
     assert "Using cached notebook" not in done.stdout, "the test build must execute every page"
     return src / "_build" / "html"
+

@@ -14,6 +14,7 @@ the names below.
     recorder.py       which torch routines a call reaches, by any name (forbidden-routine checks)
     kernel.py         a cold kernel: bubblewrap + a fresh Python (``Kernel``)
     warmpool.py       warm kernels: a sandboxed zygote that forks one kernel per submission
+                      (``start_shared_zygote``/``adopt_shared``: one zygote for several grader processes)
     kernel_runner.py  runs inside the sandbox: executes cells, answers requests
     zygote_runner.py  runs inside the sandbox: the warm zygote
     wire.py           the frame format on the pipes, and the values it can carry
@@ -26,11 +27,12 @@ from .kernel import Kernel, KernelError, KernelTimeout
 from .leftovers import clean_leftovers, scratch_prefix
 from .limits import GiB, MiB, Limits, limits_from_args, machine_slowness, parse_size
 from .recorder import Recorder
-from .warmpool import WarmKernel, shutdown, warm_available
+from .warmpool import WarmKernel, ZygoteError, adopt_shared, shutdown, start_shared_zygote, warm_available
 
 __all__ = [
     "GiB", "MiB", "Kernel", "KernelError", "KernelTimeout", "Limits", "SandboxUnavailable",
     "limits_from_args", "machine_slowness", "make_kernel", "parse_size", "Recorder", "clean_leftovers", "scratch_prefix", "sandbox_problem", "shutdown", "wire",
+    "ZygoteError", "adopt_shared", "start_shared_zygote", "warm_available",
 ]
 
 

@@ -302,11 +302,18 @@ def get_zygote(threads: int | None, device: str) -> Zygote | SharedZygote:
         return z
 
 
-def register(zygote: Zygote) -> Zygote:
-    """Count a zygote started here (``Zygote.share``) among this process's: ``shutdown`` stops it."""
+def start_shared_zygote(threads: int | None, device: str, mp_context) -> tuple[Zygote, tuple]:
+    """A zygote for this process's grader workers (``Zygote.share``): returns it (counted among
+    this process's zygotes: ``shutdown`` stops it) and ``(socket, lock)`` for ``adopt_shared``."""
+    zygote = Zygote(threads, device)
+    try:
+        handout = zygote.share(mp_context)
+    except BaseException:
+        zygote.stop()
+        raise
     with _LOCK:
-        _ZYGOTES[("shared", zygote.threads, zygote.device, os.getpid())] = zygote
-    return zygote
+        _ZYGOTES[("shared", threads, device, os.getpid())] = zygote
+    return zygote, handout
 
 
 @atexit.register
