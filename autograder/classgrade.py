@@ -138,12 +138,12 @@ class Workers:
     overlaps the preparation of the submissions. They are forked from a server process
     (multiprocessing's forkserver) that has imported the grading code and torch once, and
     they fork their kernels from one warm zygote started here and shared by all of them
-    (``warmpool.Zygote.share``): N workers cost one import of torch and one zygote, not N."""
+    (``isolation.start_shared_zygote``): N workers cost one import of torch and one zygote, not N."""
 
     def __init__(self, jobs: int, limits: Limits, unsafe: bool, device: str):
         from .isolation import ZygoteError, start_shared_zygote, warm_available
 
-        self.jobs, self.limits, self.device = max(1, jobs), limits, device
+        self.limits, self.device = limits, device
         self.ctx = multiprocessing.get_context("forkserver")
         self.ctx.set_forkserver_preload(["autograder.classgrade"])
         self.zygote = None
@@ -152,7 +152,7 @@ class Workers:
                 self.zygote, self.shared = start_shared_zygote(limits.threads, device, self.ctx)
             except (ZygoteError, OSError) as exc:  # each worker starts its own then
                 print(f"autograder: no shared warm zygote ({exc})", file=sys.stderr)
-        self.pool = self.new_pool(self.jobs)
+        self.pool = self.new_pool(max(1, jobs))
         self.pool.submit(_ready)
 
     def new_pool(self, workers: int) -> cf.ProcessPoolExecutor:
@@ -403,9 +403,7 @@ def _execute_all(jobs_list: list[Job], limits: Limits, unsafe: bool, device: str
     if mode == "threads":
         _execute_in_threads(jobs_list, limits, unsafe, device, jobs, report, done)
         return outcomes
-    own = workers is None
-    if own:
-        workers = Workers(min(jobs, len(jobs_list)), limits, unsafe, device)
+    assert workers is not None, "grade_assignment starts the workers of processes mode"
 
     def run_pool(batch: list[Job], pool: cf.ProcessPoolExecutor) -> list[Job]:
         """Run a batch; return the jobs lost to a worker that died (to run again, alone)."""
@@ -425,16 +423,12 @@ def _execute_all(jobs_list: list[Job], limits: Limits, unsafe: bool, device: str
                 done(job, outcome)
         return lost
 
-    try:
-        pool, workers.pool = workers.pool, None
-        for job in run_pool(list(jobs_list), pool):
-            # a worker died (killed for memory, crashed) with this job in flight: alone in a fresh
-            # worker it either passes (another submission was the cause) or is the cause itself
-            if run_pool([job], workers.new_pool(1)):
-                done(job, {"student_fault": "the grader's work on this submission killed its grader worker process (twice, the second time alone)"})
-    finally:
-        if own:
-            workers.close()
+    pool, workers.pool = workers.pool, None
+    for job in run_pool(list(jobs_list), pool):
+        # a worker died (killed for memory, crashed) with this job in flight: alone in a fresh
+        # worker it either passes (another submission was the cause) or is the cause itself
+        if run_pool([job], workers.new_pool(1)):
+            done(job, {"student_fault": "the grader's work on this submission killed its grader worker process (twice, the second time alone)"})
     return outcomes
 
 

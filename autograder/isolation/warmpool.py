@@ -218,9 +218,8 @@ class SharedZygote:
 
     LOCK_TIMEOUT = 180.0  # longer than a zygote's start
 
-    def __init__(self, sock: socket.socket, lock, threads: int | None, device: str):
+    def __init__(self, sock: socket.socket, lock):
         self.sock, self.shared_lock = sock, lock
-        self.threads, self.device = threads, device
         self.lock = threading.Lock()
         self.count = 0
 
@@ -282,7 +281,7 @@ _SHARED: dict[tuple, SharedZygote] = {}
 def adopt_shared(sock: socket.socket, lock, threads: int | None, device: str) -> None:
     """In a grader worker process: fork warm kernels from the zygote another process shares
     (``Zygote.share``) instead of starting one here."""
-    _SHARED[(threads, device)] = SharedZygote(sock, lock, threads, device)
+    _SHARED[(threads, device)] = SharedZygote(sock, lock)
 
 
 

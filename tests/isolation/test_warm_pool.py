@@ -165,7 +165,7 @@ def test_a_shared_zygote_matches_replies_to_requests():
     zygote = warmpool.Zygote(LIMITS.threads, "cpu")
     sock, lock = zygote.share(multiprocessing.get_context("forkserver"))
     try:
-        shared = warmpool.SharedZygote(socket.socket(fileno=os.dup(sock.fileno())), lock, LIMITS.threads, "cpu")
+        shared = warmpool.SharedZygote(socket.socket(fileno=os.dup(sock.fileno())), lock)
         assert lock.acquire(timeout=120), "the zygote did not get ready"
         fds = _bogus_fork_fds()
         socket.send_fds(shared.sock, [json.dumps({"id": "interrupted"}).encode()], fds)  # no reply read
@@ -200,7 +200,7 @@ def test_a_gone_shared_zygote_falls_back_to_an_own_one():
 
     zygote = warmpool.Zygote(LIMITS.threads, "cpu")
     sock, lock = zygote.share(multiprocessing.get_context("forkserver"))
-    shared = warmpool.SharedZygote(socket.socket(fileno=os.dup(sock.fileno())), lock, LIMITS.threads, "cpu")
+    shared = warmpool.SharedZygote(socket.socket(fileno=os.dup(sock.fileno())), lock)
     assert lock.acquire(timeout=120)
     lock.release()
     zygote.stop()  # killed: the next request cannot be sent
