@@ -2,6 +2,7 @@
 
     pages.py         helpers every book page uses: ``from course import device, seed_everything, ...``
     tagging_data.py  the capstone's seeded sentence generator (the one source; page 09 shows it)
+    capstone.py      the capstone's graded run (seed, epochs, threshold) and the baselines below it
     authoring.py     build instructor notebooks in code, with nbgrader's metadata
     checks/          the hidden tests, one ``chNN_<name>.py`` per assignment (instructor material)
 

@@ -1,6 +1,6 @@
 """The capstone needs attention (issue 12): on the graded data, with the graded training
 (seed, epochs, learning rate), every non-attention baseline of the grader (window MLPs,
-convolutions; course/checks/ch09_capstone.py BASELINES) stays below the accuracy
+convolutions; course/capstone.py BASELINES) stays below the accuracy
 threshold, while the reference TinyTagger, built from the notebook's own attention and
 positional encoding, passes it. Run in this process on the CPU, like the grader's
 training budget is stated (2 CPU cores)."""
@@ -10,7 +10,7 @@ import torch
 
 from autograder.pipeline.score import solution_namespace
 from course import tagging_data as data
-from course.checks import ch09_capstone as capstone
+from course import capstone
 
 from tests.support import ROOT
 

@@ -1,5 +1,6 @@
-"""``make course-edition``: the student-facing edition builds (warnings are errors, every
-page executed, on its own helpers), passes its own tests, and nothing an instructor
+"""``make course-edition``: the student-facing edition builds in a virtual environment of its
+own (its ``make book``: warnings are errors, every page executed, on its own helpers), passes
+its own tests (its ``make test``), and nothing an instructor
 grades with can be found in it: not in its sources, its notebooks, its built HTML, the
 pages' downloads or the search index."""
 from __future__ import annotations
@@ -10,6 +11,7 @@ import os
 import re
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -98,16 +100,50 @@ def scan(folder: Path, secrets: dict[str, str]) -> list[str]:
     return leaks
 
 
+def edition_venv(dest: Path) -> Path:
+    """``dest/.venv``: a virtual environment of the edition's own, as a user's fresh one. It sees
+    the packages this environment installed (requirements.txt, already pinned the same) through a
+    path file, so nothing is downloaded again, but none of the open edition's own packages:
+    ``.pth`` files of a folder added that way are not run, so the open edition's editable install
+    (``course``, ``autograder``) is invisible there. The edition's ``make`` then installs its own
+    ``course`` into it."""
+    venv = dest / ".venv"
+    subprocess.run([getattr(sys, "_base_executable", sys.executable), "-m", "venv", str(venv)], check=True, capture_output=True, timeout=600)
+    purelib = sysconfig.get_paths()["purelib"]
+    site = subprocess.run([str(venv / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          check=True, capture_output=True, text=True).stdout.strip()
+    Path(site, "open-edition-packages.pth").write_text(purelib + "\n", encoding="utf-8")
+    # the one command the edition's Makefile runs from .venv/bin: pip writes it for this venv
+    pin = next(line for line in (dest / "requirements.txt").read_text(encoding="utf-8").splitlines() if line.startswith("jupyter-book=="))
+    subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps",
+                    "--force-reinstall", pin], check=True, capture_output=True, timeout=600)
+    return venv
+
+
+def run_make(dest: Path, target: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MPLBACKEND", "VIRTUAL_ENV")}
+    env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if not p.startswith(str(Path(sys.executable).parent)))
+    return subprocess.run(["make", target], cwd=dest, env=env, capture_output=True, text=True, timeout=3600)
+
+
 @pytest.fixture(scope="module")
 def edition(tmp_path_factory) -> Path:
+    """The edition as its users meet it: its own ``.venv``, then its own ``make book``."""
     dest = course_edition(tmp_path_factory.mktemp("edition") / "class", ROOT, repository_url="https://github.com/example-class/self-attention-edition")
-    env = dict(os.environ, PYTHONPATH=str(dest))  # the pages import the edition's own helpers
-    env.pop("MPLBACKEND", None)
-    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
-    done = subprocess.run([str(Path(sys.executable).parent / "jupyter-book"), "build", str(dest), "--warningiserror", "--keep-going"],
-                          cwd=dest, env=env, capture_output=True, text=True, timeout=3600)
-    assert done.returncode == 0, f"the course edition's book failed to build:\n{done.stdout[-5000:]}\n{done.stderr[-3000:]}"
+    edition_venv(dest)
+    done = run_make(dest, "book")
+    assert done.returncode == 0, f"the course edition's `make book` failed:\n{done.stdout[-5000:]}\n{done.stderr[-3000:]}"
     return dest
+
+
+def test_the_edition_environment_has_no_open_edition_code(edition):
+    """What the edition leaves out cannot be imported there, so a page that imports it fails
+    the build above (as chapter 09's import of ``course.checks`` once did)."""
+    probe = "import course, importlib.util as u; print(course.__file__, u.find_spec('course.checks'), u.find_spec('autograder'))"
+    done = subprocess.run([str(edition / ".venv" / "bin" / "python"), "-c", probe], cwd="/", capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    where, checks, grader = done.stdout.split()
+    assert Path(where).resolve().parent == edition / "course" and checks == grader == "None", done.stdout
 
 
 def test_the_edition_has_what_students_need_and_not_the_rest(edition):
@@ -125,9 +161,7 @@ def test_the_edition_has_what_students_need_and_not_the_rest(edition):
 
 
 def test_the_edition_passes_its_own_tests(edition):
-    env = dict(os.environ, PYTHONPATH=str(edition))
-    done = subprocess.run([sys.executable, "-m", "pytest", "tests", "-q", "-p", "no:cacheprovider"], cwd=edition, env=env,
-                          capture_output=True, text=True, timeout=600)
+    done = run_make(edition, "test")
     assert done.returncode == 0 and " passed" in done.stdout, done.stdout[-3000:] + done.stderr[-2000:]
 
 
