@@ -34,16 +34,44 @@ import inspect
 import os
 import re
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import torch
 
-from .isolation import Recorder
+from course.device import pick_device
+
+from .isolation import Recorder, resolve_owner
 
 
 class CheckFailure(AssertionError):
-    """A hidden test found a wrong answer; the message says which property failed."""
+    """A hidden test found a wrong answer; the message says which property failed.
+
+    ``kind`` says what sort of failure it is, for the grade's status (never the message text):
+    ``"failed"`` (a wrong answer), ``"error"`` (the student's code raised), ``"forbidden"`` (a
+    routine the exercise forbids), ``"tampering"`` (the kernel's answers cannot be trusted),
+    ``"unreadable"`` (the grader cannot parse the student's code). The values are those of
+    ``autograder.pipeline.outcome.Kind``."""
+
+    kind = "failed"
+
+    def __init__(self, message: str = "", kind: str | None = None):
+        super().__init__(message)
+        if kind is not None:
+            self.kind = kind
+
+
+class NotAnswered(CheckFailure):
+    """The target still raises the stub's ``NotImplementedError``."""
+
+
+def not_answered(label: str, check_name: str) -> NotAnswered:
+    return NotAnswered(f"{label} is not implemented yet [check {check_name}]")
+
+
+def untrusted(why: str, check_name: str) -> CheckFailure:
+    """Not graded: the kernel's answers cannot be trusted (``why``)."""
+    return CheckFailure(f"not graded: {why} [check {check_name}]", kind="tampering")
 
 
 class StudentCodeError(Exception):
@@ -157,16 +185,9 @@ def checks_for(assignment_prefix: str) -> list[Check]:
 
 # --------------------------------------------------------------------------- device
 def course_device() -> torch.device:
-    """The device hidden tests run on: $COURSE_DEVICE, else CUDA, MPS, CPU."""
-    name = os.environ.get("COURSE_DEVICE")
-    if name:
-        return torch.device(name)
-    if torch.cuda.is_available():
-        return torch.device("cuda")
-    mps = getattr(torch.backends, "mps", None)
-    if mps is not None and mps.is_available():
-        return torch.device("mps")
-    return torch.device("cpu")
+    """The device hidden tests run on: the course's rule (``course.device``): $COURSE_DEVICE,
+    else CUDA, MPS, CPU."""
+    return pick_device()
 
 
 def fresh_seed() -> int:
@@ -288,10 +309,8 @@ class Context:
                 self.fail(prop, f"`{name}` mixes a tensor of its own on the CPU with inputs on another device "
                           f"(here `meta`, standing in for a GPU): {advice}", inputs)
             return None
-        except CheckFailure as exc:
-            if "not implemented yet" in str(exc):  # an operator without a meta kernel
-                return None
-            raise
+        except NotAnswered:  # an operator without a meta kernel
+            return None
         bad = [t for t in _tensors_in(got) if t.device.type != "meta"]
         if bad:
             self.fail(prop, f"`{name}` returned a tensor on {bad[0].device.type} for inputs on another device "
@@ -303,9 +322,13 @@ class Context:
         return self.call(name, *args, **kwargs)
 
     # ---- failures
-    def fail(self, prop: str, detail: str, inputs: str | None = None):
+    def fail(self, prop: str, detail: str, inputs: str | None = None, kind: str = "failed"):
         where = f" on input {inputs}" if inputs else ""
-        raise CheckFailure(f"{prop} failed{where}: {detail} [check {self.check.name}, seed {self.seed}]")
+        raise CheckFailure(f"{prop} failed{where}: {detail} [check {self.check.name}, seed {self.seed}]", kind=kind)
+
+    def fail_forbidden(self, who: str, routine: str):
+        """``who`` (a call or a definition) used ``routine``, which the exercise forbids."""
+        self.fail("no forbidden call", f"{who} {routine}, which this exercise asks you to implement yourself", kind="forbidden")
 
 
 _MIXED_DEVICES = re.compile(r"not on the expected device (meta|cpu)|copy out of meta tensor|same device|found at least two devices|device type (cpu|meta) .* but got", re.I)
@@ -343,7 +366,7 @@ class LocalContext(Context):
                 with record:
                     result = fn(*args, **kwargs)
             except NotImplementedError:
-                raise CheckFailure(f"{label} is not implemented yet [check {self.check.name}]") from None
+                raise not_answered(label, self.check.name) from None
             except CheckFailure:
                 raise
             except Exception as exc:
@@ -354,7 +377,7 @@ class LocalContext(Context):
             finally:
                 self._after_record(record, hits)
         if hits:
-            self.fail("no forbidden call", f"{label} called {hits[0]}, which this exercise asks you to implement yourself")
+            self.fail_forbidden(f"{label} called", hits[0])
         return result
 
     def _after_record(self, record, hits: list) -> None:
@@ -362,7 +385,7 @@ class LocalContext(Context):
         if not isinstance(record, Recorder):
             return
         if record.removed:
-            raise CheckFailure(f"not graded: {record.removed} [check {self.check.name}]")
+            raise untrusted(record.removed, self.check.name)
         hits.extend(h for h in record.hits(self.check.forbidden) if h.split(" ")[0] not in hits)
 
     def call(self, name, *args, **kwargs):
@@ -399,11 +422,11 @@ class LocalContext(Context):
                 with record:
                     fn(*args, **kwargs)
         except NotImplementedError:
-            raise CheckFailure(f"{name} is not implemented yet [check {self.check.name}]") from None
+            raise not_answered(name, self.check.name) from None
         except Exception as exc:
             raised = type(exc).__name__
         if isinstance(record, Recorder) and record.removed:
-            raise CheckFailure(f"not graded: {record.removed} [check {self.check.name}]")
+            raise untrusted(record.removed, self.check.name)
         return raised
 
     def source(self, name):
@@ -424,20 +447,6 @@ class _Tripwire:
         return self.original(*args, **kwargs)
 
 
-def _resolve_owner(dotted: str):
-    module_name, _, attr = dotted.rpartition(".")
-    parts = module_name.split(".")
-    for i in range(len(parts), 0, -1):
-        try:
-            owner = importlib.import_module(".".join(parts[:i]))
-        except ImportError:
-            continue
-        for p in parts[i:]:
-            owner = getattr(owner, p)
-        return owner, attr
-    raise ImportError(dotted)
-
-
 @contextlib.contextmanager
 def forbidden_calls_tripwire(forbidden: tuple[str, ...]):
     """Temporarily wrap each forbidden function so a call to it is recorded."""
@@ -445,7 +454,7 @@ def forbidden_calls_tripwire(forbidden: tuple[str, ...]):
     patched = []
     for dotted in forbidden:
         try:
-            owner, attr = _resolve_owner(dotted)
+            owner, attr = resolve_owner(dotted)
             original = getattr(owner, attr)
             setattr(owner, attr, _Tripwire(dotted, original, hits))
             patched.append((owner, attr, original))
@@ -546,6 +555,55 @@ def expect_equal(ctx: Context, got: Any, expected: Any, prop: str, inputs: str) 
         ctx.fail(prop, problem, inputs)
 
 
+def expect_dtype(ctx: Context, got: Any, dtype: torch.dtype, prop: str, inputs: str, *, device: torch.device | str | None = None,
+                 why: str = "", tensor_required: bool = True) -> None:
+    """Only the type, dtype (and, when given, device) of one result: its values are other clauses'.
+    ``why`` is appended to a dtype failure (e.g. " (keep the input's dtype)"); without
+    ``tensor_required``, a result that is no tensor is left to the clause about values."""
+    if type(got) is not torch.Tensor:
+        if tensor_required:
+            ctx.fail(prop, f"expected a torch.Tensor, got {type(got).__module__}.{type(got).__qualname__}", inputs)
+        return
+    if got.dtype != dtype:
+        ctx.fail(prop, f"dtype {got.dtype}, expected {dtype}{why}", inputs)
+    if device is not None and got.device.type != torch.device(device).type:
+        ctx.fail(prop, f"result on {got.device}, expected {device} (keep the input's device)", inputs)
+
+
+def expect_unchanged(ctx: Context, pairs, prop: str, inputs: str, who: str) -> None:
+    """Each ``(label, after, before)``: the tensor ``label`` that ``who`` was given is, after the
+    call (``after``), still what it was (``before``, a copy made first): the same shape, dtype and
+    values, NaN where NaN was. The check's own tensors show what the student's code did to them
+    in place (the grader writes such changes back)."""
+    for label, after, before in pairs:
+        if tuple(after.shape) != tuple(before.shape):
+            ctx.fail(prop, f"{who} changed the shape of {label} in place, from {tuple(before.shape)} to {tuple(after.shape)}", inputs)
+        if after.dtype != before.dtype:
+            ctx.fail(prop, f"{who} changed the dtype of {label} in place, from {before.dtype} to {after.dtype}", inputs)
+        a, b = torch.Tensor.detach(after).cpu(), before.detach().cpu()
+        differ = a != b
+        if a.is_floating_point() or a.is_complex():
+            differ &= ~(torch.isnan(a) & torch.isnan(b))
+        if bool(differ.any()):
+            idx = _first_index(differ)
+            ctx.fail(prop, f"{who} modified {label} in place: entry {idx} was {b[idx].item()!r}, is now {a[idx].item()!r}", inputs)
+
+
+def call_leaves_unchanged(ctx: Context, name: str, args, labels=None, prop: str | None = None, *, may_raise: bool = False, **kwargs) -> None:
+    """Call the student's ``name(*args, **kwargs)`` on the check's own tensors and require each of
+    them unchanged (``expect_unchanged``). With ``may_raise``, whether the call returns or raises is
+    other clauses' business: only the inputs are compared."""
+    labels = list(labels or [f"argument {i + 1}" for i in range(len(args))])
+    before = [a.clone() for a in args]
+    inputs = ", ".join(f"{label} {describe(b)}" for label, b in zip(labels, before))
+    if may_raise:
+        ctx.raised(name, *args, **kwargs)
+    else:
+        ctx.call(name, *args, **kwargs)
+    prop = prop or (", ".join(labels[:-1]) + " and " + labels[-1] if len(labels) > 1 else labels[0]) + " left unchanged"
+    expect_unchanged(ctx, list(zip(labels, args, before)), prop, inputs, who=name)
+
+
 def _structural_difference(got: Any, expected: Any, where: str) -> str | None:
     if type(got) is not type(expected):
         return f"{where} is a {type(got).__name__}, expected a {type(expected).__name__}"
@@ -588,11 +646,16 @@ def run_check(name: str, namespace: dict, seed: int | None = None) -> None:
     ctx = LocalContext(chk, namespace, seed=seed)
     for target in chk.targets:
         ctx._lookup(target)
-        if chk.forbidden:
-            hit = forbidden_in_source(ctx.source(target), chk.forbidden)
-            if hit:
-                ctx.fail("no forbidden call", f"`{target}` uses {hit}, which this exercise asks you to implement yourself")
+        hit = forbidden_in_source(ctx.source(target), chk.forbidden) if chk.forbidden else None
+        if hit:
+            ctx.fail_forbidden(f"`{target}` uses", hit)
+    run_body(ctx)
+
+
+def run_body(ctx: Context) -> None:
+    """The check's own function against ``ctx``: the student's code raising there fails the
+    check with the reason (kind ``"error"``)."""
     try:
-        chk.func(ctx)
+        ctx.check.func(ctx)
     except StudentCodeError as exc:
-        raise CheckFailure(f"your code raised an error: {exc}") from None
+        raise CheckFailure(f"your code raised an error: {exc}", kind="error") from None

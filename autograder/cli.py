@@ -99,11 +99,10 @@ def add_commands(sub) -> None:
 
 def cmd_grade(args) -> int:
     from .classgrade import grade_assignment
-    from .isolation import Limits, SandboxUnavailable, limits_from_args
+    from .isolation import SandboxUnavailable, limits_from_args
 
+    # as given; a timeout not given is nbgrader's Execute.timeout (grade_assignment), else the default
     limits = limits_from_args(args.timeout, args.memory, args.pids, args.notebook_timeout, args.threads)
-    if args.timeout is None:
-        limits.cell_timeout = Limits().cell_timeout  # nbgrader's Execute.timeout is applied in grade_assignment
     if args.unsafe:
         print("WARNING: --unsafe: student code runs without a sandbox, as you, on your files.", file=sys.stderr)
     start = time.monotonic()

@@ -4,7 +4,7 @@ execute -> decide -> score), the same sandbox and hidden checks as ``grade``, no
 Anywhere the course is installed, also without a clone (Colab, a laptop):
 
     python -m autograder check --unsafe my-03-softmax.ipynb     # a terminal, no bubblewrap
-    import course; course.selfcheck()                           # a cell of the notebook itself
+    from autograder.selfcheck import selfcheck; selfcheck()     # a cell of the notebook itself
 
 Both run the same hidden checks and print the same table as the sandboxed ``check``; without a
 sandbox the notebook runs as you (fine for your own code) and the table says "not sandboxed".
@@ -114,7 +114,7 @@ def check_notebook(path: Path, assignment: str, limits: Limits | None = None, un
         os_tmp.chmod(0o755)
         modules, file_notes = copy_student_files(Path(path).parent, os_tmp, source.parent, [".ipynb_checkpoints", "__pycache__", "*.pyc"], limits.scratch // 2)
         result = NotebookRunner(limits, unsafe=unsafe, device=device).run(merged, os_tmp, modules)
-    report = score_executed(result.notebook, assignment)
+    report = score_executed(result.executed(), assignment)
     report.notes.extend(notes + file_notes + result.notes + ([result.problem] if result.problem else []))
     return report
 

@@ -6,12 +6,15 @@ from a script (see README, "Adding a chapter").
 """
 from __future__ import annotations
 
+import inspect
 import re
 import textwrap
 from pathlib import Path
 
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+from .device import pick_device
 
 SCHEMA = 3
 
@@ -127,22 +130,18 @@ if importlib.util.find_spec("course") is None and "COURSE_DEVICE" not in os.envi
     print(f"The course package is not installed; to check yourself, run:  pip install {{COURSE_PACKAGE}}")
 
 
-def pick_device() -> torch.device:
-    """$COURSE_DEVICE if set, else CUDA, then Apple's MPS, then the CPU."""
-    if os.environ.get("COURSE_DEVICE"):
-        return torch.device(os.environ["COURSE_DEVICE"])
-    if torch.cuda.is_available():
-        return torch.device("cuda")
-    if torch.backends.mps.is_available():
-        return torch.device("mps")
-    return torch.device("cpu")
+{pick_device}
 
 
 device = pick_device()
 torch.manual_seed(0)
 print(f"torch {{torch.__version__}} on {{device}}")
 '''
-SETUP_SOURCE = _SETUP_TEMPLATE.format(package=course_package_url())
+def _source_of(function) -> str:
+    return inspect.getsource(function).rstrip("\n")
+
+
+SETUP_SOURCE = _SETUP_TEMPLATE.format(package=course_package_url(), pick_device=_source_of(pick_device))
 
 # The first lines of every chapter page's first code cell (book/NN-*.md), before its imports
 # from `course`: a page downloaded as a notebook installs the package on Colab, and elsewhere

@@ -11,25 +11,15 @@
 """
 from __future__ import annotations
 
-import os
 import random
 from typing import Sequence
 
 import numpy as np
 import torch
 
+from .device import pick_device
+
 __all__ = ["pick_device", "device", "seed_everything", "show_heatmaps", "progress", "check_shape"]
-
-
-def pick_device() -> torch.device:
-    """$COURSE_DEVICE if set, else CUDA, then Apple's MPS, then the CPU."""
-    if os.environ.get("COURSE_DEVICE"):
-        return torch.device(os.environ["COURSE_DEVICE"])
-    if torch.cuda.is_available():
-        return torch.device("cuda")
-    if torch.backends.mps.is_available():
-        return torch.device("mps")
-    return torch.device("cpu")
 
 
 device = pick_device()

@@ -29,7 +29,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -38,6 +37,8 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ["book", "exercises", "solutions", "course", "_config.yml", "_toc.yml", "requirements.txt"]  # page 09 shows course/tagging_data.py
 EXECUTED = re.compile(r"^(/\S+?\.(?:md|ipynb)): Executed notebook in ([\d.]+) seconds", re.M)
+
+from tools.benchkit import work_folder
 
 
 def copy_sources(dest: Path) -> Path:
@@ -128,11 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=2, help="measure each time this often, interleaved; keep the fastest (default 2)")
     parser.add_argument("--keep", type=Path, help="work in DIR (kept) instead of a temporary folder")
     args = parser.parse_args(argv)
-    work = args.keep or Path(tempfile.mkdtemp(prefix="bench-book-"))
-    if args.keep:
-        shutil.rmtree(work, ignore_errors=True)
-        work.mkdir(parents=True)
-    try:
+    with work_folder("bench-book-", args.keep) as work:
         src = copy_sources(work / "src")
         pages = executed_pages(src)
         print(f"Benchmarking the book: {len(pages)} executed pages, {os.cpu_count()} CPU cores, "
@@ -180,13 +177,6 @@ def main(argv: list[str] | None = None) -> int:
         print("cached rebuild: the prose of one chapter edited (its code unchanged), `make book` again;")
         print("re-render all: HTML and Sphinx environment removed, execution cache kept (every page read")
         print("and written, none executed); nothing changed: `make book` again right away.")
-        try:
-            print(f"load average after: {os.getloadavg()[0]:.1f} (other work on the machine inflates all times)")
-        except OSError:
-            pass
-    finally:
-        if not args.keep:
-            shutil.rmtree(work, ignore_errors=True)
     return 0
 
 

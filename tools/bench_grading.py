@@ -27,7 +27,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -37,6 +36,8 @@ from autograder.pipeline.coursedir import reference_submission
 
 ROOT = Path(__file__).resolve().parent.parent
 COPIED = ["solutions", "exercises", "nbgrader_config.py"]  # the course packages are installed
+
+from tools.benchkit import work_folder
 
 
 def make_course(dest: Path, assignment: str, students: int) -> Path:
@@ -169,12 +170,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", type=Path, help="work in DIR (kept) instead of a temporary folder")
     args = parser.parse_args(argv)
     n, a = args.students, args.assignment
-    work = args.keep or Path(tempfile.mkdtemp(prefix="bench-grading-"))
-    if args.keep:
-        shutil.rmtree(work, ignore_errors=True)
-        work.mkdir(parents=True)
     py = sys.executable
-    try:
+    with work_folder("bench-grading-", args.keep) as work:
         print(f"Benchmarking grading: {n} honest submissions of {a}, {os.cpu_count()} CPU cores, in {work}", flush=True)
         try:
             print(f"  load average before: {os.getloadavg()[0]:.1f}", flush=True)
@@ -226,13 +223,6 @@ def main(argv: list[str] | None = None) -> int:
         print("peak MB: memory of the grader's own processes together (PSS: shared pages split between the processes\n"
               "sharing them), the command and its worker processes; for plain nbgrader its kernels too, which run\n"
               "unsandboxed in its process tree; sampled every 0.2 s.")
-        try:
-            print(f"load average after: {os.getloadavg()[0]:.1f} (other work on the machine inflates all times)")
-        except OSError:
-            pass
-    finally:
-        if not args.keep:
-            shutil.rmtree(work, ignore_errors=True)
     return 0
 
 

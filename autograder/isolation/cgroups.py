@@ -111,22 +111,28 @@ class Cgroup:
                 kill.write_text("1")
             except OSError:
                 pass
-        end = time.monotonic() + deadline
-        while time.monotonic() < end:
-            pids = self.pids()
-            if not pids:
-                return
-            for pid in pids:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
-            time.sleep(0.05)
+        kill_until_gone(self.pids, deadline)
 
     def remove(self) -> None:
         self.kill_all()
         for d in set(self.dirs.values()):
             _rmdir(d)
+
+
+def kill_until_gone(list_pids, deadline: float = 5.0) -> None:
+    """SIGKILL every process ``list_pids()`` names, again and again, until it names none (or
+    ``deadline`` seconds have passed: a process stuck in the kernel cannot be waited for forever)."""
+    end = time.monotonic() + deadline
+    while time.monotonic() < end:
+        pids = list_pids()
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(0.05)
 
 
 def _rmdir(d: Path) -> None:

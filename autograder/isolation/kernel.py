@@ -34,11 +34,12 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from . import wire
 from .bwrap import SandboxUnavailable, base_args, bwrap_path, python_roots, sandbox_problem
-from .cgroups import Cgroup
+from .cgroups import Cgroup, kill_until_gone
 from .limits import GiB, Limits
 from .leftovers import scratch_prefix
 from .seccomp import seccomp_program
@@ -130,6 +131,64 @@ class Drain(threading.Thread):
         return text, dropped
 
 
+RUNNER_FILES = ("kernel_runner.py", "wire.py", "recorder.py")  # what runs inside the sandbox
+
+
+def copy_runner(dest: Path, names) -> Path:
+    """The sandbox's own copy of the code that runs inside it (read-only there)."""
+    dest.mkdir()
+    for name in names:
+        shutil.copyfile(HERE / name, dest / name)
+    return dest
+
+
+def sandbox_env(device: str, threads: int | None, home: str = "/home/student", tmp: str = "/tmp") -> dict:
+    """The whole environment of a sandboxed Python (kernels and the warm zygote): nothing of the grader's."""
+    env = {
+        "HOME": home, "USER": "student", "LOGNAME": "student",
+        "PATH": f"{os.path.dirname(sys.executable)}:/usr/local/bin:/usr/bin:/bin",
+        "LANG": "C.UTF-8", "TMPDIR": tmp,
+        "MPLBACKEND": "module://matplotlib_inline.backend_inline",
+        "MALLOC_ARENA_MAX": "2", "PYTHONDONTWRITEBYTECODE": "1", "COURSE_DEVICE": device,
+        "MPLCONFIGDIR": tmp + "/matplotlib", "IPYTHONDIR": tmp + "/ipython",
+    }
+    if threads:
+        for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+            env[var] = str(threads)
+    return env
+
+
+def python_under_private_mounts() -> list[str]:
+    """A course checked out under /tmp (CI clones, test copies) keeps its Python visible: bind it
+    again on top of the sandbox's private /tmp."""
+    args = []
+    for root in python_roots():
+        if root.startswith(("/tmp/", "/dev/shm/", "/home/student")):
+            args += ["--ro-bind", root, root]
+    return args
+
+
+@dataclass
+class _Inside:
+    """Where a kernel's folders are as its runner sees them."""
+
+    code: str
+    workdir: str
+    submission: str
+    home: str
+    tmp: str
+
+    @classmethod
+    def sandboxed(cls, submission: Path | None) -> "_Inside":
+        return cls("/opt/autograder", "/home/student/work", "/opt/submission", "/home/student", "/tmp")
+
+    @classmethod
+    def unsafe(cls, tmp: Path, code: Path, submission: Path | None) -> "_Inside":
+        for d in ("work", "home", "tmp"):
+            (tmp / d).mkdir()
+        return cls(str(code), str(tmp / "work"), str(submission) if submission else "", str(tmp / "home"), str(tmp / "tmp"))
+
+
 class Kernel:
     """One sandboxed student kernel: start it, send requests, stop it.
 
@@ -165,147 +224,115 @@ class Kernel:
         self.started_at = 0.0
         self._next_id = 0
         self._watchdog_reason: str | None = None
+        self._watchdog_kind = "limit"
         self._stopping = threading.Event()
 
     # ---- start
     def start(self) -> dict:
+        """Start the sandbox and its Python, and wait for the runner's hello."""
         if not self.unsafe:
             problem = sandbox_problem()
             if problem:
                 raise SandboxUnavailable(problem)
         self.tmp = Path(tempfile.mkdtemp(prefix=scratch_prefix("kernel")))
         os.chmod(self.tmp, 0o755)
-        code_dir = self.tmp / "code"
-        code_dir.mkdir()
-        for name in ("kernel_runner.py", "wire.py", "recorder.py"):
-            shutil.copyfile(HERE / name, code_dir / name)
+        code_dir = copy_runner(self.tmp / "code", RUNNER_FILES)
         req_r, req_w = os.pipe()
         rep_r, rep_w = os.pipe()
         ctl_r, ctl_w = os.pipe()
         for fd in (req_r, rep_w, ctl_r):
             os.set_inheritable(fd, True)
-        inside_code = "/opt/autograder" if not self.unsafe else str(code_dir)
-        workdir = "/home/student/work" if not self.unsafe else str(self.tmp / "work")
-        sub = "/opt/submission" if not self.unsafe else (str(self.submission) if self.submission else "")
-        rlimits = {
-            "RLIMIT_CPU": [self.limits.cpu_limit(), self.limits.cpu_limit() + 5],
-            "RLIMIT_FSIZE": self.limits.max_file,
-            "RLIMIT_CORE": 0,
-            "RLIMIT_NOFILE": 1024,
-            "RLIMIT_NPROC": self.limits.pids,
-            # not the grader worker's own data limit (inherited as a soft limit): the kernel's
-            # memory is bounded by its cgroup (or RLIMIT_AS) instead
-            "RLIMIT_DATA": -1,
-        }
         self.cgroup = None if self.unsafe else Cgroup.create(self.limits.memory, self.limits.pids)
-        if self.cgroup is None:
-            rlimits["RLIMIT_AS"] = self.limits.memory
+        inside = _Inside.unsafe(self.tmp, code_dir, self.submission) if self.unsafe else _Inside.sandboxed(self.submission)
+        config = self.runner_config(inside.workdir, inside.submission, fds=[req_r, rep_w, ctl_r])
+        env = sandbox_env(self.device, self.limits.threads, home=inside.home, tmp=inside.tmp)
+        env.update(self.extra_env)
+        runner = [sys.executable, "-I", f"{inside.code}/kernel_runner.py", json.dumps(config)]
+        pass_fds = [req_r, rep_w, ctl_r]
+        if self.unsafe:
+            cmd, popen_env, info_r = runner, env, None
+        else:
+            cmd, popen_env, info_r = self._sandboxed(runner, env, code_dir, pass_fds)
+        self._launch(cmd, popen_env, pass_fds)
+        self._connect(req_w, rep_r, ctl_w, os.dup(self.proc.stdout.fileno()), os.dup(self.proc.stderr.fileno()))
+        self.proc.stdout.close()
+        self.proc.stderr.close()
+        if info_r is not None:
+            self._read_info(info_r)
+        if self.cgroup is None and not self.unsafe:
+            threading.Thread(target=self._watchdog, daemon=True).start()
+        return self._hello()
+
+    def runner_config(self, workdir: str, submission: str, fds: list[int] | None = None) -> dict:
+        """What kernel_runner.py reads at its start (cold and warm kernels alike)."""
         config = {
-            "fds": [req_r, rep_w, ctl_r],
             "workdir": workdir,
-            "submission": sub if self.submission else "",
-            "rlimits": rlimits,
+            "submission": submission if self.submission else "",
+            "rlimits": self.limits.rlimits(cgroup=self.cgroup is not None),
             "forbidden": self.forbidden,
             "max_text": self.limits.max_text,
             "max_outputs": self.limits.max_outputs, "max_output_values": self.limits.reply_values // 2,
             "label": self.label,
         }
-        env = {
-            "HOME": "/home/student" if not self.unsafe else str(self.tmp / "home"),
-            "USER": "student",
-            "LOGNAME": "student",
-            "PATH": f"{os.path.dirname(sys.executable)}:/usr/local/bin:/usr/bin:/bin",
-            "LANG": "C.UTF-8",
-            "TMPDIR": "/tmp" if not self.unsafe else str(self.tmp / "tmp"),
-            "MPLBACKEND": "module://matplotlib_inline.backend_inline",
-            "MALLOC_ARENA_MAX": "2",
-            "PYTHONDONTWRITEBYTECODE": "1",
-            "COURSE_DEVICE": self.device,
-        }
-        env["MPLCONFIGDIR"] = env["TMPDIR"] + "/matplotlib"
-        env["IPYTHONDIR"] = env["TMPDIR"] + "/ipython"
-        if self.limits.threads:
-            for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-                env[var] = str(self.limits.threads)
-        env.update(self.extra_env)
-        runner = [sys.executable, "-I", f"{inside_code}/kernel_runner.py", json.dumps(config)]
-        pass_fds = [req_r, rep_w, ctl_r]
-        info_r = None
-        if self.unsafe:
-            for d in ("work", "home", "tmp"):
-                (self.tmp / d).mkdir()
-            cmd = runner
-            popen_env = env
-        else:
-            info_r, info_w = os.pipe()
-            prog = seccomp_program()
-            args = [bwrap_path(), *base_args()]
-            for k, v in env.items():
-                args += ["--setenv", k, v]
-            args += ["--ro-bind", str(code_dir), "/opt/autograder"]
-            if self.submission:
-                args += ["--ro-bind", str(self.submission), "/opt/submission"]
-            args += ["--size", str(self.limits.scratch), "--tmpfs", "/home/student"]
-            args += ["--size", str(self.limits.tmp), "--tmpfs", "/tmp"]
-            args += ["--size", str(self.limits.tmp), "--tmpfs", "/dev/shm"]
-            # a course checked out under /tmp (CI clones, test copies) keeps its Python visible:
-            # bind it again on top of the private /tmp
-            for root in python_roots():
-                if root.startswith(("/tmp/", "/dev/shm/", "/home/student")):
-                    args += ["--ro-bind", root, root]
-            if self.device.startswith("cuda"):
-                for dev in sorted(Path("/dev").glob("nvidia*")):
-                    args += ["--dev-bind", str(dev), str(dev)]
-                for extra in ("/sys", "/proc/driver/nvidia"):
-                    if os.path.exists(extra):
-                        args += ["--ro-bind", extra, extra]
-            args += ["--remount-ro", "/", "--chdir", "/home/student", "--info-fd", str(info_w)]
-            pass_fds.append(info_w)
-            if prog is not None:
-                seccomp_file = self.tmp / "seccomp.bpf"
-                seccomp_file.write_bytes(prog)
-                sfd = os.open(seccomp_file, os.O_RDONLY)
-                pass_fds.append(sfd)
-                args += ["--seccomp", str(sfd)]
-            args += ["--", *runner]
-            if self.cgroup is not None:
-                script = 'IFS=:; for f in $AG_CGROUP_PROCS; do echo $$ > "$f" || exit 125; done; unset AG_CGROUP_PROCS; exec "$@"'
-                cmd = ["/bin/sh", "-c", script, "sh", *args]
-                popen_env = {"AG_CGROUP_PROCS": ":".join(self.cgroup.procs_files()), "PATH": "/usr/bin:/bin"}
-            else:
-                cmd = args
-                popen_env = {"PATH": "/usr/bin:/bin"}
+        if fds is not None:
+            config["fds"] = fds
+        return config
+
+    def _sandboxed(self, runner: list[str], env: dict, code_dir: Path, pass_fds: list[int]) -> tuple[list[str], dict, int]:
+        """The bubblewrap command around ``runner`` (in the kernel's cgroup when there is one);
+        returns it, its environment and the read end of bwrap's info pipe."""
+        info_r, info_w = os.pipe()
+        pass_fds.append(info_w)
+        args = [bwrap_path(), *base_args()]
+        for k, v in env.items():
+            args += ["--setenv", k, v]
+        args += ["--ro-bind", str(code_dir), "/opt/autograder"]
+        if self.submission:
+            args += ["--ro-bind", str(self.submission), "/opt/submission"]
+        args += ["--size", str(self.limits.scratch), "--tmpfs", "/home/student"]
+        args += ["--size", str(self.limits.tmp), "--tmpfs", "/tmp"]
+        args += ["--size", str(self.limits.tmp), "--tmpfs", "/dev/shm"]
+        args += python_under_private_mounts()
+        if self.device.startswith("cuda"):
+            for dev in sorted(Path("/dev").glob("nvidia*")):
+                args += ["--dev-bind", str(dev), str(dev)]
+            for extra in ("/sys", "/proc/driver/nvidia"):
+                if os.path.exists(extra):
+                    args += ["--ro-bind", extra, extra]
+        args += ["--remount-ro", "/", "--chdir", "/home/student", "--info-fd", str(info_w)]
+        prog = seccomp_program()
+        if prog is not None:
+            seccomp_file = self.tmp / "seccomp.bpf"
+            seccomp_file.write_bytes(prog)
+            sfd = os.open(seccomp_file, os.O_RDONLY)
+            pass_fds.append(sfd)
+            args += ["--seccomp", str(sfd)]
+        args += ["--", *runner]
+        if self.cgroup is None:
+            return args, {"PATH": "/usr/bin:/bin"}, info_r
+        script = 'IFS=:; for f in $AG_CGROUP_PROCS; do echo $$ > "$f" || exit 125; done; unset AG_CGROUP_PROCS; exec "$@"'
+        return ["/bin/sh", "-c", script, "sh", *args], {"AG_CGROUP_PROCS": ":".join(self.cgroup.procs_files()), "PATH": "/usr/bin:/bin"}, info_r
+
+    def _launch(self, cmd: list[str], env: dict, pass_fds: list[int]) -> None:
         try:
-            self.proc = subprocess.Popen(
-                cmd,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                pass_fds=pass_fds,
-                env=popen_env,
-                cwd=str(self.tmp),
-                start_new_session=True,
-            )
+            self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                         pass_fds=pass_fds, env=env, cwd=str(self.tmp), start_new_session=True)
         finally:
             for fd in pass_fds:
                 os.close(fd)
+
+    def _connect(self, req_w: int, rep_r: int, ctl_w: int, out_r: int, err_r: int) -> None:
+        """The grader's ends of the pipes: requests, replies, interrupts, and the raw output drains."""
         self.req_w, self.rep_r, self.ctl_w = req_w, rep_r, ctl_w
         for fd in (req_w, rep_r, ctl_w):
             set_nonblocking(fd)
         self.reader = wire.FrameReader(rep_r, self.limits.max_reply)
-        self.drains = {
-            "stdout": Drain(os.dup(self.proc.stdout.fileno()), self.limits.fd_output),
-            "stderr": Drain(os.dup(self.proc.stderr.fileno()), self.limits.fd_output),
-        }
-        self.proc.stdout.close()
-        self.proc.stderr.close()
+        self.drains = {"stdout": Drain(out_r, self.limits.fd_output), "stderr": Drain(err_r, self.limits.fd_output)}
         for d in self.drains.values():
             d.start()
         self.started_at = time.monotonic()
-        if info_r is not None:
-            self._read_info(info_r)
-        if self.cgroup is None and not self.unsafe:
-            threading.Thread(target=self._watchdog, daemon=True).start()
+
+    def _hello(self) -> dict:
         reply = self.request({"op": "hello"}, timeout=self.limits.startup_timeout, interruptible=False)
         if reply.get("status") != "ok":
             raise self._die("the kernel did not start", "crash")
@@ -338,11 +365,9 @@ class Kernel:
         while not self._stopping.wait(0.25):
             pids = self._namespace_pids()
             if len(pids) > self.limits.pids:
-                self._watchdog_reason = f"too many processes (limit {self.limits.pids})"
-            else:
-                rss = sum(_proportional_memory(pid) for pid in pids)
-                if rss > self.limits.memory:
-                    self._watchdog_reason = f"memory limit of {self.limits.memory / GiB:g} GiB exceeded"
+                self._watchdog_kind, self._watchdog_reason = "limit", f"too many processes (limit {self.limits.pids})"
+            elif sum(_proportional_memory(pid) for pid in pids) > self.limits.memory:
+                self._watchdog_kind, self._watchdog_reason = "memory", f"memory limit of {self.limits.memory / GiB:g} GiB exceeded"
             if self._watchdog_reason:
                 self._kill()
                 return
@@ -470,7 +495,7 @@ class Kernel:
                 if cpu_deadline is not None and self._cpu_seconds() >= cpu_deadline:
                     return None
                 if self._watchdog_reason:
-                    raise self._die(self._watchdog_reason, "memory" if "memory" in self._watchdog_reason else "limit")
+                    raise self._die(self._watchdog_reason, self._watchdog_kind)
                 continue
             try:
                 chunk = os.read(self.rep_r, 1 << 20)
@@ -536,6 +561,11 @@ class Kernel:
             return "the kernel was killed (signal SIGKILL)"
         return f"the kernel exited (status {code}){tail}"
 
+    def kill(self, reason: str, kind: str) -> KernelError:
+        """Stop the kernel now (e.g. its notebook is over its limit): every later request raises
+        the returned error, whose ``reason`` and ``kind`` say why."""
+        return self._die(reason, kind)
+
     def _die(self, reason: str, kind: str) -> KernelError:
         if self.dead is None:
             if kind == "crash" and self.cgroup is not None and self.cgroup.out_of_memory():
@@ -561,16 +591,7 @@ class Kernel:
                 pass
         if self.cgroup is not None:
             self.cgroup.kill_all()
-        for _ in range(100):
-            pids = self._namespace_pids()
-            if not pids:
-                break
-            for pid in pids:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
-            time.sleep(0.05)
+        kill_until_gone(self._namespace_pids)
 
     def stop(self) -> None:
         """Stop the kernel and everything it started; remove its files."""

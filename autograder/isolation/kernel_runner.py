@@ -401,19 +401,7 @@ class Tripwire:
         return wrapper
 
     def _install(self, dotted: str) -> None:
-        import importlib
-
-        module_name, _, attr = dotted.rpartition(".")
-        parts = module_name.split(".")
-        owner = None
-        for i in range(len(parts), 0, -1):
-            try:
-                owner = importlib.import_module(".".join(parts[:i]))
-            except ImportError:
-                continue
-            for p in parts[i:]:
-                owner = getattr(owner, p)
-            break
+        owner, attr = recorder.resolve_owner(dotted)
         original = getattr(owner, attr)
         if isinstance(original, type):  # a class: its construction is the call
             init = original.__init__

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 GiB = 1 << 30
 MiB = 1 << 20
+DEFAULT_CELL_TIMEOUT = 120.0  # CPU seconds per cell when nobody says otherwise
 
 
 @dataclass
@@ -19,7 +20,9 @@ class Limits:
     # the machine's measured slowness (machine_slowness(): 1 on the reference machine or faster),
     # so a slow machine gives the same verdicts as a fast one. A cell that computes nothing (asleep,
     # waiting) is stopped after wall_factor times its CPU limit in wall-clock time.
-    cell_timeout: float = 120.0  # CPU seconds per cell (times slowness), the visible code and the hidden checks' calls
+    # CPU seconds per cell (times slowness), the visible code and the hidden checks' calls; None: not
+    # set by the user (DEFAULT_CELL_TIMEOUT, or what the caller's configuration says: see grade)
+    cell_timeout: float | None = None
     notebook_timeout: float = 1800.0  # CPU seconds for the whole notebook (times slowness)
     wall_factor: float = 4.0  # wall-clock cap, as a multiple of a CPU limit
     slowness: float | None = None  # None: measured once per process (machine_slowness())
@@ -55,7 +58,7 @@ class Limits:
 
     def cell_cpu(self) -> float:
         """CPU seconds one cell may use on this machine."""
-        return self.cell_timeout * self.factor()
+        return (DEFAULT_CELL_TIMEOUT if self.cell_timeout is None else self.cell_timeout) * self.factor()
 
     def notebook_cpu(self) -> float:
         return self.notebook_timeout * self.factor()
@@ -66,6 +69,22 @@ class Limits:
     def wall(self, cpu_seconds: float) -> float:
         """The wall-clock cap that goes with a CPU limit."""
         return cpu_seconds * self.wall_factor
+
+    def rlimits(self, cgroup: bool) -> dict:
+        """The rlimits every kernel's runner sets on itself (cold and warm kernels alike): CPU time,
+        file size, no core dumps, open files, processes; and memory as RLIMIT_AS only when no
+        cgroup bounds it. Not the grader worker's own data limit (inherited as a soft limit)."""
+        limits = {
+            "RLIMIT_CPU": [self.cpu_limit(), self.cpu_limit() + 5],
+            "RLIMIT_FSIZE": self.max_file,
+            "RLIMIT_CORE": 0,
+            "RLIMIT_NOFILE": 1024,
+            "RLIMIT_NPROC": self.pids,
+            "RLIMIT_DATA": -1,
+        }
+        if not cgroup:
+            limits["RLIMIT_AS"] = self.memory
+        return limits
 
     def cpu_limit(self) -> int:
         if self.cpu_seconds:
@@ -127,7 +146,7 @@ def parse_size(text: str) -> int:
 def limits_from_args(timeout: float | None = None, memory: str | None = None, pids: int | None = None,
                      notebook_timeout: float | None = None, threads: int | None = None) -> Limits:
     limits = Limits()
-    if timeout:
+    if timeout is not None:  # as given: an explicit --timeout 120 is 120, whatever a configuration says
         limits.cell_timeout = float(timeout)
     if memory:
         limits.memory = parse_size(memory)

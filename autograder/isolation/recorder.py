@@ -30,6 +30,25 @@ from torch.utils._python_dispatch import TorchDispatchMode, _get_current_dispatc
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
+def resolve_owner(dotted: str):
+    """(the object holding it, attribute name) of a dotted library name: ``"torch.nn.functional.softmax"``
+    -> (``torch.nn.functional``, ``"softmax"``); ``"torch.Tensor.softmax"`` -> (``torch.Tensor``, ``"softmax"``).
+    Imports the longest importable module prefix, then follows attributes. ImportError when none imports."""
+    import importlib
+
+    module_name, _, attr = dotted.rpartition(".")
+    parts = module_name.split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            owner = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        for p in parts[i:]:
+            owner = getattr(owner, p)
+        return owner, attr
+    raise ImportError(dotted)
+
+
 def words(name: str) -> list[str]:
     """``"aten::_scaled_dot_product_flash_attention_for_cpu.default"`` -> its lower-case words."""
     return [w for w in re.split(r"[^a-z0-9]+", _CAMEL.sub("_", name).lower()) if w and w not in ("aten", "default", "int", "tensor")]

@@ -40,9 +40,9 @@ import time
 from pathlib import Path
 
 from . import wire
-from .bwrap import base_args, bwrap_path, python_roots, sandbox_problem
+from .bwrap import base_args, bwrap_path, sandbox_problem
 from .cgroups import Cgroup
-from .kernel import HERE, Drain, Kernel, KernelError, set_nonblocking
+from .kernel import RUNNER_FILES, Kernel, KernelError, copy_runner, python_under_private_mounts, sandbox_env
 from .leftovers import scratch_prefix
 from .seccomp import lockdown_program, seccomp_program
 
@@ -84,20 +84,6 @@ class Zygote:
         self.tmp: Path | None = None
         self.lock = threading.Lock()
 
-    def env(self) -> dict:
-        env = {
-            "HOME": "/home/student", "USER": "student", "LOGNAME": "student",
-            "PATH": f"{os.path.dirname(sys.executable)}:/usr/local/bin:/usr/bin:/bin",
-            "LANG": "C.UTF-8", "TMPDIR": "/tmp",
-            "MPLBACKEND": "module://matplotlib_inline.backend_inline",
-            "MALLOC_ARENA_MAX": "2", "PYTHONDONTWRITEBYTECODE": "1", "COURSE_DEVICE": self.device,
-            "MPLCONFIGDIR": "/tmp/matplotlib", "IPYTHONDIR": "/tmp/ipython",
-        }
-        if self.threads:
-            for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-                env[var] = str(self.threads)
-        return env
-
     def start(self, timeout: float = 120.0) -> None:
         self.launch(timeout)
         self.wait_ready()
@@ -106,10 +92,7 @@ class Zygote:
         """Start the zygote's sandbox without waiting for it to be ready (``wait_ready``)."""
         self.tmp = Path(tempfile.mkdtemp(prefix=scratch_prefix("zygote")))
         os.chmod(self.tmp, 0o755)
-        code = self.tmp / "code"
-        code.mkdir()
-        for name in ("zygote_runner.py", "kernel_runner.py", "wire.py", "recorder.py"):
-            shutil.copyfile(HERE / name, code / name)
+        code = copy_runner(self.tmp / "code", ("zygote_runner.py", *RUNNER_FILES))
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         theirs.set_inheritable(True)
         config = {"sock": theirs.fileno(), "preload": PRELOAD}
@@ -117,14 +100,12 @@ class Zygote:
         seccomp.write_bytes(seccomp_program())
         sfd = os.open(seccomp, os.O_RDONLY)
         args = [bwrap_path(), *[a for a in base_args() if a != "--disable-userns"]]  # children need namespaces
-        for k, v in self.env().items():
+        for k, v in sandbox_env(self.device, self.threads).items():
             args += ["--setenv", k, v]
         args += ["--ro-bind", str(code), "/opt/autograder"]
         for d in ("/home/student", "/tmp", "/dev/shm"):
             args += ["--size", str(64 << 20), "--tmpfs", d]
-        for root in python_roots():
-            if root.startswith(("/tmp/", "/dev/shm/", "/home/student")):
-                args += ["--ro-bind", root, root]
+        args += python_under_private_mounts()
         args += ["--remount-ro", "/", "--chdir", "/home/student", "--seccomp", str(sfd)]
         args += ["--", sys.executable, "-I", "/opt/autograder/zygote_runner.py", json.dumps(config)]
         try:
@@ -406,35 +387,12 @@ class WarmKernel(Kernel):
             for fd in child_fds:
                 os.close(fd)
         self.proc = _Forked(status_r, self.cgroup)
-        rlimits = {
-            "RLIMIT_CPU": [self.limits.cpu_limit(), self.limits.cpu_limit() + 5],
-            "RLIMIT_FSIZE": self.limits.max_file,
-            "RLIMIT_CORE": 0,
-            "RLIMIT_NOFILE": 1024,
-            "RLIMIT_NPROC": self.limits.pids,
-            # not the grader worker's own data limit (inherited as a soft limit): the kernel's
-            # memory is bounded by its cgroup (or RLIMIT_AS) instead
-            "RLIMIT_DATA": -1,
-        }
-        config = {
-            "workdir": "/home/student/work", "submission": "", "rlimits": rlimits, "forbidden": self.forbidden,
-            "max_text": self.limits.max_text, "max_outputs": self.limits.max_outputs, "max_output_values": self.limits.reply_values // 2, "label": self.label,
-        }
+        config = self.runner_config("/home/student/work", "")
         payload = json.dumps(config).encode()
         os.write(req_w, wire.HEADER.pack(len(payload)) + payload)  # small: fits the pipe
         threading.Thread(target=_send_files, args=(files_w, self.submission), daemon=True).start()
-        self.req_w, self.rep_r, self.ctl_w = req_w, rep_r, ctl_w
-        for fd in (req_w, rep_r, ctl_w):
-            set_nonblocking(fd)
-        self.reader = wire.FrameReader(rep_r, self.limits.max_reply)
-        self.drains = {"stdout": Drain(out_r, self.limits.fd_output), "stderr": Drain(err_r, self.limits.fd_output)}
-        for d in self.drains.values():
-            d.start()
-        self.started_at = time.monotonic()
-        reply = self.request({"op": "hello"}, timeout=self.limits.startup_timeout, interruptible=False)
-        if reply.get("status") != "ok":
-            raise self._die("the kernel did not start", "crash")
-        return reply
+        self._connect(req_w, rep_r, ctl_w, out_r, err_r)
+        return self._hello()
 
     def _kill(self) -> None:
         if self.cold:

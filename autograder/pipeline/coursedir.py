@@ -1,15 +1,15 @@
-"""The course directory: where the notebooks live, nbgrader's configuration of it, and what
-nbgrader metadata says about the cells."""
+"""The course directory: where the notebooks live, and nbgrader's configuration of it.
+(What nbgrader metadata makes a cell: ``cells.py``.)"""
 from __future__ import annotations
 
 import os
 import re
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 
+from .cells import GradedCell, graded_cells, nbgrader_meta, strip_hidden  # noqa: F401 - the course's cells, read the one way
 
 
 def _default_root() -> Path:
@@ -26,14 +26,6 @@ COURSE_ROOT = _default_root()
 SOURCE_DIR = "solutions"
 RELEASE_DIR = "exercises"
 BOOK_DIR = "book"
-
-_CHECK_CALL = re.compile(r"""run_check\(\s*["']([^"']+)["']""")
-_HIDDEN = re.compile(r"[ \t]*### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS[ \t]*\n?", re.S)
-
-
-def strip_hidden(source: str) -> str:
-    """A test cell's source as students see it: without the hidden tests."""
-    return _HIDDEN.sub("", source).strip()
 
 
 def assignments(root: Path = COURSE_ROOT) -> list[str]:
@@ -63,32 +55,6 @@ def read(path: Path | str) -> nbformat.NotebookNode:
 
         return read_myst_markdown_notebook(path.read_text(encoding="utf-8"), path=str(path))
     return nbformat.read(str(path), as_version=4)
-
-
-def nbgrader_meta(cell) -> dict:
-    return cell.get("metadata", {}).get("nbgrader", {}) or {}
-
-
-@dataclass
-class GradedCell:
-    grade_id: str
-    points: float
-    auto: bool  # True: a test cell scored by running it; False: a written answer graded by hand
-    checks: list[str]
-    source: str
-
-
-def graded_cells(nb) -> list[GradedCell]:
-    cells = []
-    for cell in nb.cells:
-        meta = nbgrader_meta(cell)
-        if not meta.get("grade"):
-            continue
-        auto = cell.cell_type == "code" and not meta.get("solution")
-        cells.append(
-            GradedCell(meta["grade_id"], float(meta.get("points", 0)), auto, _CHECK_CALL.findall(cell.source), cell.source)
-        )
-    return cells
 
 
 _SOLUTION_MARKERS = re.compile(r"^[ \t]*### (BEGIN|END) SOLUTION[ \t]*\n", re.M)

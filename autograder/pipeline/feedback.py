@@ -12,24 +12,24 @@ and the scores from the gradebook (nbgrader's GetGrades). Before rendering:
 """
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import nbformat
 
+from .cells import split_hidden
 from .coursedir import COURSE_ROOT, course_directory, nbgrader_resources
 from .execute import KEEP_MIME
 from .sanitize import neutralize_html
 
-_HIDDEN_REGION = re.compile(r"[ \t]*### BEGIN HIDDEN TESTS.*?(### END HIDDEN TESTS[^\n]*\n?|\Z)", re.S)
 _LEAKY = ("run_check(", "course.checks", "autograder.checking", "BEGIN HIDDEN TESTS")
 
 
 def strip_hidden_tests(nb):
     """Remove hidden test regions from every cell and check-machinery lines from tracebacks."""
     for cell in nb.cells:
-        if "BEGIN HIDDEN TESTS" in cell.source:
-            cell.source = _HIDDEN_REGION.sub("", cell.source).rstrip()
+        visible, hidden = split_hidden(cell.source)
+        if hidden:
+            cell.source = visible.rstrip()
         if cell.cell_type != "code":
             continue
         outputs = []

@@ -27,7 +27,8 @@ from pathlib import Path
 import nbformat
 
 from ..isolation import wire
-from .coursedir import nbgrader_meta, nbgrader_resources, strip_hidden
+from .cells import is_protected, strip_hidden
+from .coursedir import nbgrader_resources
 from .markup import inert_attachments, inert_html, inert_markdown
 
 MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024
@@ -120,10 +121,6 @@ def _meta(cell) -> dict:
     return nbg
 
 
-def _protected(meta: dict) -> bool:
-    return bool(meta.get("locked")) or (bool(meta.get("grade")) and not meta.get("solution"))
-
-
 def _fresh(cell):
     new = copy.deepcopy(cell)
     if new.cell_type == "code":
@@ -150,7 +147,7 @@ def restore_instructor_cells(student, instructor, release) -> tuple[nbformat.Not
             seen.add(gid)
             src = ref[gid]
             src_meta = _meta(src)
-            if _protected(src_meta):
+            if is_protected(src):
                 if cell.cell_type != src.cell_type or strip_hidden(cell.source) != strip_hidden(src.source):
                     notes.append(f"cell {gid} was edited; the instructor's version was restored")
                 new = _fresh(src)
@@ -171,7 +168,7 @@ def restore_instructor_cells(student, instructor, release) -> tuple[nbformat.Not
         if gid is None or gid in seen:
             continue
         src = ref[gid]
-        if _protected(_meta(src)):
+        if is_protected(src):
             new = _fresh(src)
         else:
             stub = released.get(gid)
@@ -219,7 +216,7 @@ def neutralize_html(nb) -> None:
     mailto disarmed, so that formgrader and feedback pages never run a student's script or
     follow a student's ``javascript:`` link in the grader's browser."""
     for cell in nb.cells:
-        if cell.cell_type not in ("markdown", "raw") or nbgrader_meta(cell).get("locked"):
+        if cell.cell_type not in ("markdown", "raw") or is_protected(cell):
             continue
         if cell.cell_type == "markdown":
             attachments = inert_attachments(cell.get("attachments") or {})

@@ -10,6 +10,7 @@ from pathlib import Path
 import nbformat
 
 from .coursedir import source_path
+from .outcome import Kind, RunResult
 from .sanitize import InvalidNotebook, load_submission, nbgrader_sanitize, restore_instructor_cells
 
 MAX_FILES = 500
@@ -24,20 +25,34 @@ def students_of(assignment: str, coursedir) -> list[str]:
 
 @dataclass
 class Job:
+    """One notebook of one submission, ready to run (``merged``) or not (``problem_kind`` says why)."""
+
     student: str
     notebook: str
-    merged: dict | None  # the sanitised notebook (JSON), None when it cannot be graded
+    merged: str | None  # the sanitised notebook to run (nbformat JSON), None when it cannot be graded
     files: str | None  # private copy of the student's other files
     modules: dict[str, str]
     problem: str = ""  # why the notebook cannot be graded
-    status: str = "ok"
+    problem_kind: Kind | None = None
     label: str = ""  # in the kernel's command line: course and student
     notes: list[str] = field(default_factory=list)
 
+    @classmethod
+    def unrunnable(cls, student: str, notebook: str, kind: Kind, problem: str) -> "Job":
+        return cls(student, notebook, None, None, {}, problem=problem, problem_kind=kind)
 
-def copy_student_files(src: Path, dest: Path, source_dir: Path, ignore: list[str], limit: int) -> tuple[dict[str, str], list[str]]:
-    """Regular files of the submission (no links, no devices), capped; then the
-    instructor's non-notebook files over them, like nbgrader. Returns the
+    @property
+    def runnable(self) -> bool:
+        return self.merged is not None
+
+    def not_run(self) -> RunResult:
+        """The result of a job that cannot run: zero points, with the reason."""
+        return RunResult.not_run(self.problem_kind or Kind.GRADER_ERROR, self.problem)
+
+
+def copy_student_files(src: Path, dest: Path, source_dir: Path | None, ignore: list[str], limit: int) -> tuple[dict[str, str], list[str]]:
+    """Regular files of the submission (no links, no devices), capped; then, when ``source_dir``
+    is given, the instructor's non-notebook files over them, like nbgrader. Returns the
     submission's Python modules (for the forbidden-call scan) and notes."""
     import fnmatch
 
@@ -64,7 +79,7 @@ def copy_student_files(src: Path, dest: Path, source_dir: Path, ignore: list[str
                 modules[".".join(rel.with_suffix("").parts)] = (dest / rel).read_text(encoding="utf-8", errors="replace")
                 if rel.name == "__init__.py":
                     modules[".".join(rel.parent.parts)] = modules.pop(".".join(rel.with_suffix("").parts))
-    if source_dir.is_dir():
+    if source_dir is not None and source_dir.is_dir():
         for path in source_dir.rglob("*"):
             rel = path.relative_to(source_dir)
             if path.is_file() and path.suffix != ".ipynb" and not any(fnmatch.fnmatch(p, pat) for p in rel.parts for pat in ignore):
@@ -91,19 +106,19 @@ def prepare(assignment: str, student: str, notebook: str, root: Path, coursedir,
     src_dir = Path(coursedir.format_path(coursedir.submitted_directory, student, assignment))
     path = src_dir / f"{notebook}.ipynb"
     if not real_submission_folder(coursedir, student, assignment):
-        return Job(student, notebook, None, None, {}, problem="invalid notebook: the submission folder is a link", status="invalid notebook")
+        return Job.unrunnable(student, notebook, Kind.INVALID, "invalid notebook: the submission folder is a link")
     renamed = []
     if not path.exists() and not path.is_symlink():
         found = other_notebooks(src_dir, expected or [notebook])
         if len(found) != 1:
             listed = f"; found {', '.join(found)}: rename the one to grade to {notebook}.ipynb and grade again" if found else ""
-            return Job(student, notebook, None, None, {}, problem=f"no notebook {notebook}.ipynb was submitted{listed}", status="missing")
+            return Job.unrunnable(student, notebook, Kind.MISSING, f"no notebook {notebook}.ipynb was submitted{listed}")
         path = src_dir / found[0]
         renamed = [f"no {notebook}.ipynb; graded {found[0]}, the only other notebook in the folder, in its place"]
     try:
         nb = load_submission(path)
     except InvalidNotebook as exc:
-        return Job(student, notebook, None, None, {}, problem=f"invalid notebook: {exc}", status="invalid notebook")
+        return Job.unrunnable(student, notebook, Kind.INVALID, f"invalid notebook: {exc}")
     merged, notes = restore_instructor_cells(nb, instructor, release)
     merged = nbgrader_sanitize(merged, coursedir, assignment, student, notebook)
     files = scratch / student
@@ -151,7 +166,7 @@ def copy_submission_files(src: Path, dest: Path, ignore: list[str]) -> None:
     dest.mkdir(parents=True, exist_ok=True)
     if src.is_symlink() or not src.is_dir():
         return
-    copy_student_files(src, dest, Path("/nonexistent"), ignore, 200 << 20)
+    copy_student_files(src, dest, None, ignore, 200 << 20)
     ts = src / "timestamp.txt"
     if ts.is_file() and not ts.is_symlink() and ts.stat().st_size < 200:
         shutil.copyfile(ts, dest / "timestamp.txt")

@@ -19,7 +19,7 @@ import math
 
 import torch
 
-from autograder.checking import Clause, check, describe, expect_tensor
+from autograder.checking import Clause, check, describe, expect_tensor, expect_unchanged
 from .ground_truth import cpu64, expect_tensor_via, float64_ok, like
 
 A = ASSIGNMENT = "03"
@@ -148,16 +148,6 @@ def _via_softmax(ctx, got, expected, prop, inputs, scores, clause, what, dim=-1,
     expect_tensor_via(ctx, got, expected, prop, inputs, dependency="softmax", dep_input=scores, dep_truth=truth, dep_clause=clause, dep_what=what, dim=dim, **tol)
 
 
-def _expect_unchanged(ctx, name, x, before, *, inputs):
-    if tuple(x.shape) != tuple(before.shape):
-        ctx.fail("input left unchanged", f"{name} changed the shape of its input in place, from {tuple(before.shape)} to {tuple(x.shape)}", inputs)
-    same = torch.equal(torch.nan_to_num(x, nan=0.5), torch.nan_to_num(before, nan=0.5)) and torch.equal(torch.isnan(x), torch.isnan(before))
-    if not same:
-        diff = (x != before) & ~(torch.isnan(x) & torch.isnan(before))
-        idx = tuple(int(i) for i in torch.nonzero(diff)[0])
-        ctx.fail("input left unchanged", f"{name} modified its input in place: entry {idx} was {before[idx].item()!r}, is now {x[idx].item()!r}", inputs)
-
-
 # ================================================================ softmax
 @check(f"{A}.softmax.values", "softmax", SOFTMAX_FORBIDDEN)
 def softmax_values(ctx):
@@ -188,7 +178,7 @@ def softmax_unchanged(ctx):
             x.view(-1)[-1] = float("-inf")
         before = x.clone()
         ctx.call("softmax", x, dim=dim)
-        _expect_unchanged(ctx, "softmax", x, before, inputs=f"x {describe(x)}{' with -inf entries' if masked else ''}, dim={dim}")
+        expect_unchanged(ctx, [("its input", x, before)], "input left unchanged", who="softmax", inputs=f"x {describe(x)}{' with -inf entries' if masked else ''}, dim={dim}")
 
 
 @check(f"{A}.softmax.dtype", "softmax", SOFTMAX_FORBIDDEN)
@@ -281,7 +271,7 @@ def temperature_unchanged(ctx):
         x = ctx.randn(*shape, scale=2.0)
         before = x.clone()
         ctx.call("softmax_with_temperature", x, T, dim=dim)
-        _expect_unchanged(ctx, "softmax_with_temperature", x, before, inputs=f"x {describe(x)}, temperature {T}, dim={dim}")
+        expect_unchanged(ctx, [("its input", x, before)], "input left unchanged", who="softmax_with_temperature", inputs=f"x {describe(x)}, temperature {T}, dim={dim}")
 
 
 @check(f"{A}.softmax_with_temperature.dtype", "softmax_with_temperature", SOFTMAX_FORBIDDEN)
@@ -339,7 +329,7 @@ def entropy_unchanged(ctx):
         p = _distribution(ctx, logits, dim)
         before = p.clone()
         ctx.call("entropy", p, dim=dim)
-        _expect_unchanged(ctx, "entropy", p, before, inputs=f"p {describe(p)} with exact zeros, dim={dim}")
+        expect_unchanged(ctx, [("its input", p, before)], "input left unchanged", who="entropy", inputs=f"p {describe(p)} with exact zeros, dim={dim}")
 
 
 @check(f"{A}.entropy.dtype", "entropy", ENTROPY_FORBIDDEN)
@@ -382,7 +372,7 @@ def attention_weights_unchanged(ctx):
         X = ctx.randn(*shape)
         before = X.clone()
         ctx.call("attention_weights", X)
-        _expect_unchanged(ctx, "attention_weights", X, before, inputs=f"X {describe(before)}")
+        expect_unchanged(ctx, [("its input", X, before)], "input left unchanged", who="attention_weights", inputs=f"X {describe(before)}")
 
 
 @check(f"{A}.attention_weights.dtype", "attention_weights", ATTENTION_FORBIDDEN)
@@ -425,7 +415,7 @@ def simple_attention_unchanged(ctx):
         X = ctx.randn(*shape)
         before = X.clone()
         ctx.call("simple_self_attention", X)
-        _expect_unchanged(ctx, "simple_self_attention", X, before, inputs=f"X {describe(before)}")
+        expect_unchanged(ctx, [("its input", X, before)], "input left unchanged", who="simple_self_attention", inputs=f"X {describe(before)}")
 
 
 @check(f"{A}.simple_self_attention.dtype", "simple_self_attention", ATTENTION_FORBIDDEN)
@@ -463,7 +453,7 @@ def jacobian_unchanged(ctx):
         x = ctx.randn(*shape, scale=2.0)
         before = x.clone()
         ctx.call("softmax_jacobian", x)
-        _expect_unchanged(ctx, "softmax_jacobian", x, before, inputs=f"x {describe(x)}")
+        expect_unchanged(ctx, [("its input", x, before)], "input left unchanged", who="softmax_jacobian", inputs=f"x {describe(x)}")
 
 
 @check(f"{A}.softmax_jacobian.dtype", "softmax_jacobian", JACOBIAN_FORBIDDEN)

@@ -16,7 +16,7 @@ import math
 
 import torch
 
-from autograder.checking import Clause, check, describe, expect_tensor
+from autograder.checking import Clause, call_leaves_unchanged, check, describe, expect_dtype, expect_tensor
 from .ground_truth import cpu64, float64_ok, like
 
 A = ASSIGNMENT = "04"
@@ -105,27 +105,8 @@ def _weights(ctx, d_in, d_k, d_v, dtype=torch.float32):
 
 
 def _expect_dtype(ctx, got, dtype, prop, inputs):
-    """Only the type and dtype of one result (its values are other clauses)."""
-    if type(got) is not torch.Tensor:
-        ctx.fail(prop, f"expected a torch.Tensor, got {type(got).__module__}.{type(got).__qualname__}", inputs)
-    if got.dtype != dtype:
-        ctx.fail(prop, f"dtype {got.dtype}, expected {dtype} (keep the input's dtype)", inputs)
-    if got.device.type != ctx.device.type:
-        ctx.fail(prop, f"result on {got.device}, expected {ctx.device} (keep the input's device)", inputs)
-
-
-def _expect_unchanged(ctx, name, args, prop):
-    """Call ``name(*args)`` and require every tensor argument to keep its shape, dtype and values.
-
-    Whether the call returns or raises is other clauses' business: only the inputs are compared.
-    """
-    copies = [a.clone() for a in args]
-    inputs = ", ".join(describe(a) for a in args)
-    ctx.raised(name, *args)
-    for position, (arg, copy) in enumerate(zip(args, copies)):
-        if tuple(arg.shape) != tuple(copy.shape) or arg.dtype != copy.dtype or not torch.equal(arg.detach().cpu(), copy.detach().cpu()):
-            what = f"shape {tuple(copy.shape)} became {tuple(arg.shape)}" if tuple(arg.shape) != tuple(copy.shape) else "its values changed"
-            ctx.fail(prop, f"argument {position + 1} of {name} was modified in place: {what}", inputs)
+    """Only the type, dtype and device of one result (its values are other clauses)."""
+    expect_dtype(ctx, got, dtype, prop, inputs, device=ctx.device, why=" (keep the input's dtype)")
 
 
 # ---------------------------------------------------------------- project_qkv
@@ -170,7 +151,7 @@ def project_dtype_device(ctx):
 def project_unchanged(ctx):
     """No input is modified."""
     X = ctx.randn(2, 4, 3)
-    _expect_unchanged(ctx, "project_qkv", (X, *_weights(ctx, 3, 2, 5)), "X, W_q, W_k and W_v are left unchanged")
+    call_leaves_unchanged(ctx, "project_qkv", (X, *_weights(ctx, 3, 2, 5)), prop="X, W_q, W_k and W_v are left unchanged", may_raise=True)
 
 
 # ---------------------------------------------------------------- dot_product_scores
@@ -199,7 +180,7 @@ def dot_scores_dtype_device(ctx):
 @check(f"{A}.dot_product_scores.unchanged", "dot_product_scores", ATTENTION_FORBIDDEN)
 def dot_scores_unchanged(ctx):
     """No input is modified."""
-    _expect_unchanged(ctx, "dot_product_scores", (ctx.randn(2, 3, 4), ctx.randn(2, 5, 4)), "Q and K are left unchanged")
+    call_leaves_unchanged(ctx, "dot_product_scores", (ctx.randn(2, 3, 4), ctx.randn(2, 5, 4)), prop="Q and K are left unchanged", may_raise=True)
 
 
 # ---------------------------------------------------------------- additive_scores
@@ -241,7 +222,7 @@ def additive_dtype_device(ctx):
 @check(f"{A}.additive_scores.unchanged", "additive_scores")
 def additive_unchanged(ctx):
     """No input is modified."""
-    _expect_unchanged(ctx, "additive_scores", (ctx.randn(2, 3, 4), ctx.randn(2, 5, 4), ctx.randn(4)), "Q, K and w are left unchanged")
+    call_leaves_unchanged(ctx, "additive_scores", (ctx.randn(2, 3, 4), ctx.randn(2, 5, 4), ctx.randn(4)), prop="Q, K and w are left unchanged", may_raise=True)
 
 
 # ---------------------------------------------------------------- attend
@@ -313,7 +294,7 @@ def attend_dtype_device(ctx):
 @check(f"{A}.attend.unchanged", "attend", ATTENTION_FORBIDDEN)
 def attend_unchanged(ctx):
     """No input is modified."""
-    _expect_unchanged(ctx, "attend", (ctx.randn(2, 3, 4, scale=3.0), ctx.randn(2, 4, 5)), "scores and V are left unchanged")
+    call_leaves_unchanged(ctx, "attend", (ctx.randn(2, 3, 4, scale=3.0), ctx.randn(2, 4, 5)), prop="scores and V are left unchanged", may_raise=True)
 
 
 # ---------------------------------------------------------------- self_attention
@@ -372,7 +353,7 @@ def self_attention_unchanged(ctx):
     """No input is modified (also for an unbatched X)."""
     for batch in [(), (2,)]:
         X = ctx.randn(*batch, 4, 3)
-        _expect_unchanged(ctx, "self_attention", (X, *_weights(ctx, 3, 2, 5)), "X, W_q, W_k and W_v are left unchanged")
+        call_leaves_unchanged(ctx, "self_attention", (X, *_weights(ctx, 3, 2, 5)), prop="X, W_q, W_k and W_v are left unchanged", may_raise=True)
 
 
 # ---------------------------------------------------------------- successor_projections

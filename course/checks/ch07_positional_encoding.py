@@ -14,7 +14,7 @@ import math
 
 import torch
 
-from autograder.checking import Clause, check, describe, expect_tensor
+from autograder.checking import Clause, check, describe, expect_dtype, expect_tensor
 
 A = ASSIGNMENT = "07"
 CONTRACT = [
@@ -121,13 +121,6 @@ def rope_truth(x: torch.Tensor) -> torch.Tensor:
     return out
 
 
-def _dtype_of(ctx, got, expected_dtype, prop: str, inputs: str) -> None:
-    if type(got) is not torch.Tensor:
-        ctx.fail(prop, f"expected a torch.Tensor, got {describe(got)}", inputs)
-    if got.dtype != expected_dtype:
-        ctx.fail(prop, f"dtype {got.dtype}, expected {expected_dtype}", inputs)
-
-
 # ---------------------------------------------------------------- the two tables
 @check(f"{A}.normalized_positions.values", "normalized_positions")
 def normalized_values(ctx):
@@ -150,7 +143,7 @@ def normalized_single(ctx):
 def normalized_dtype(ctx):
     """float32 for several n, n = 1 included."""
     for n in [1, 2, ctx.randrange(3, 40)]:
-        _dtype_of(ctx, ctx.call("normalized_positions", n), torch.float32, "normalized positions are float32", f"n = {n}")
+        expect_dtype(ctx, ctx.call("normalized_positions", n), torch.float32, "normalized positions are float32", f"n = {n}")
 
 
 @check(f"{A}.normalized_positions.errors", "normalized_positions")
@@ -173,7 +166,7 @@ def integer_values(ctx):
 def integer_dtype(ctx):
     """int64 for several n."""
     for n in [1, ctx.randrange(2, 40)]:
-        _dtype_of(ctx, ctx.call("integer_positions", n), torch.int64, "integer positions are int64", f"n = {n}")
+        expect_dtype(ctx, ctx.call("integer_positions", n), torch.int64, "integer positions are int64", f"n = {n}")
 
 
 @check(f"{A}.integer_positions.errors", "integer_positions")
@@ -209,7 +202,7 @@ def sinusoid_values(ctx):
 def sinusoid_dtype(ctx):
     """float32."""
     for num_positions, d_model in [(10, 4), (ctx.randrange(1, 50), 2 * ctx.randrange(1, 20))]:
-        _dtype_of(ctx, ctx.call("sinusoidal_positional_encoding", num_positions, d_model), torch.float32,
+        expect_dtype(ctx, ctx.call("sinusoidal_positional_encoding", num_positions, d_model), torch.float32,
                   "the encoding is float32", f"num_positions {num_positions}, d_model {d_model}")
 
 
@@ -263,7 +256,7 @@ def pe_forward_dtype(ctx, cls: str = "PositionalEncoding") -> None:
         module = ctx.call(cls, D, 16)
         ctx.method(module, "to", str(ctx.device))
         x = ctx.randn(2, N, D, dtype=dtype)
-        _dtype_of(ctx, ctx.method(module, "__call__", x.clone()), dtype, "forward keeps the dtype of x",
+        expect_dtype(ctx, ctx.method(module, "__call__", x.clone()), dtype, "forward keeps the dtype of x",
                   f"x {describe(x)}, {cls}({D}, max_len=16)")
 
 
@@ -370,7 +363,7 @@ def relative_values(ctx):
 def relative_dtype(ctx):
     """float32."""
     for k, d_model in [(3, 8), (ctx.randrange(-30, 30), 2 * ctx.randrange(1, 20))]:
-        _dtype_of(ctx, ctx.call("relative_position_matrix", k, d_model), torch.float32, "M_k is float32", f"k = {k}, d_model = {d_model}")
+        expect_dtype(ctx, ctx.call("relative_position_matrix", k, d_model), torch.float32, "M_k is float32", f"k = {k}, d_model = {d_model}")
 
 
 # ---------------------------------------------------------------- apply_rope
@@ -405,7 +398,7 @@ def rope_dtype(ctx):
     """float32 in, float32 out; float64 in, float64 out."""
     for dtype in [torch.float32, torch.float64]:
         x = ctx.randn(2, ctx.randrange(1, 10), 2 * ctx.randrange(1, 8), dtype=dtype)
-        _dtype_of(ctx, ctx.call("apply_rope", x.clone()), dtype, "apply_rope keeps the dtype of x", f"x {describe(x)}")
+        expect_dtype(ctx, ctx.call("apply_rope", x.clone()), dtype, "apply_rope keeps the dtype of x", f"x {describe(x)}")
 
 
 @check(f"{A}.apply_rope.device", "apply_rope")

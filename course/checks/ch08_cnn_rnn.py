@@ -9,7 +9,7 @@ unchanged and each ValueError are graded separately, so a failure names what is 
 import torch
 import torch.nn.functional as F
 
-from autograder.checking import Clause, check, describe, expect_tensor
+from autograder.checking import Clause, check, describe, expect_tensor, expect_unchanged
 
 A = ASSIGNMENT = "08"
 CONTRACT = ["local_attention_mask", "shift_attention_matrix", "conv1d_via_attention", "rnn_forward", "graph_attention_mask",
@@ -71,13 +71,6 @@ CLAUSES = [
 
 
 # ---------------------------------------------------------------- helpers
-def _expect_unchanged(ctx, pairs, call, inputs):
-    for label, after, before in pairs:
-        if type(after) is not torch.Tensor or tuple(after.shape) != tuple(before.shape) or not torch.equal(after.detach().cpu(), before.cpu()):
-            ctx.fail(f"{label} left unchanged", f"{call} changed {label} in place"
-                     + (f" (shape now {tuple(after.shape)}, was {tuple(before.shape)})" if tuple(after.shape) != tuple(before.shape) else ""), inputs)
-
-
 # ---------------------------------------------------------------- local_attention_mask
 def _local_truth(n, window):
     i = torch.arange(n)
@@ -191,7 +184,7 @@ def conv_unchanged(ctx):
     x, weight = ctx.randn(2, 8, 3), ctx.randn(4, 3, 5)
     x_in, w_in = x.clone(), weight.clone()
     ctx.call("conv1d_via_attention", x_in, w_in)
-    _expect_unchanged(ctx, [("x", x_in, x), ("weight", w_in, weight)], "conv1d_via_attention", f"x {describe(x)}, weight {describe(weight)}")
+    expect_unchanged(ctx, [("x", x_in, x), ("weight", w_in, weight)], "x and weight left unchanged", f"x {describe(x)}, weight {describe(weight)}", who="conv1d_via_attention")
 
 
 @check(f"{A}.conv1d_via_attention.even_kernel", "conv1d_via_attention", CONV_FORBIDDEN)
@@ -305,8 +298,8 @@ def rnn_unchanged(ctx):
     x, W_xh, W_hh, b_h, h0 = _rnn_inputs(ctx, 2, 5, 3, 4, h0=True)
     inputs = [x.clone(), W_xh.clone(), W_hh.clone(), b_h.clone(), h0.clone()]
     ctx.call("rnn_forward", *inputs)
-    _expect_unchanged(ctx, list(zip(("x", "W_xh", "W_hh", "b_h", "h0"), inputs, (x, W_xh, W_hh, b_h, h0))), "rnn_forward",
-                      f"x {describe(x)}, h0 {describe(h0)}")
+    expect_unchanged(ctx, list(zip(("x", "W_xh", "W_hh", "b_h", "h0"), inputs, (x, W_xh, W_hh, b_h, h0))), "inputs left unchanged",
+                     f"x {describe(x)}, h0 {describe(h0)}", who="rnn_forward")
 
 
 # ---------------------------------------------------------------- graph_attention_mask
@@ -357,7 +350,7 @@ def graph_unchanged(ctx):
     adjacency[0, n - 1], adjacency[n - 1, 0] = True, False
     given = adjacency.clone()
     ctx.call("graph_attention_mask", given)
-    _expect_unchanged(ctx, [("adjacency", given, adjacency)], "graph_attention_mask", f"adjacency {describe(adjacency)}")
+    expect_unchanged(ctx, [("adjacency", given, adjacency)], "adjacency left unchanged", f"adjacency {describe(adjacency)}", who="graph_attention_mask")
 
 
 @check(f"{A}.graph_attention_mask.errors", "graph_attention_mask")
@@ -439,7 +432,7 @@ def causal_unchanged(ctx):
     kernel = ctx.randn(ctx.randrange(2, 6))
     given = kernel.clone()
     ctx.call("causal_conv_as_attention", given, 7)
-    _expect_unchanged(ctx, [("kernel", given, kernel)], "causal_conv_as_attention", f"kernel {describe(kernel)}, n = 7")
+    expect_unchanged(ctx, [("kernel", given, kernel)], "kernel left unchanged", f"kernel {describe(kernel)}, n = 7", who="causal_conv_as_attention")
 
 
 @check(f"{A}.causal_conv_as_attention.bad_kernel", "causal_conv_as_attention", CONV_FORBIDDEN)

@@ -22,7 +22,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from .. import tagging_data as data
-from ..capstone import (ACCURACY_THRESHOLD, BASELINES, GRADED_EPOCHS, GRADED_LR, GRADED_SEED, TEST_SIZE, TRAIN_SIZE,
+from ..capstone import (ACCURACY_THRESHOLD, GRADED_EPOCHS, GRADED_LR, GRADED_SEED, TEST_SIZE, TRAIN_SIZE,
                         ambiguous_accuracy, train_reference)
 from .ch06_multi_head import MHSA_FORBIDDEN, closed_form_truth, read_weights, torch_truth
 from autograder.checking import Clause, check, describe, expect_tensor

@@ -10,7 +10,8 @@ import torch
 
 from autograder.checking import Check, CheckFailure, LocalContext
 from autograder.isolation import Kernel, Limits, sandbox_problem, wire
-from autograder.pipeline.decide import RemoteContext, Session, StudentSource
+from autograder.pipeline.decide import RemoteContext, Session
+from autograder.pipeline.scan import StudentSource
 
 ANSWERS = {
     "keeps": "def f(x, w):\n    return torch.tanh(x @ w) + torch.zeros(x.shape[-2], 1, device=x.device)\n",

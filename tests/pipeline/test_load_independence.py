@@ -42,9 +42,10 @@ def _grade(nb):
     with tempfile.TemporaryDirectory(prefix="load-") as tmp:
         Path(tmp).chmod(0o755)
         result = NotebookRunner(limits).run(nb, Path(tmp))
-    report = score_executed(result.notebook, ASSIGNMENT)
+    executed = result.executed()
+    report = score_executed(executed, ASSIGNMENT)
     errors = {nbgrader_meta(c).get("grade_id"): [o.get("ename") for o in c.get("outputs", []) if o.get("output_type") == "error"]
-              for c in result.notebook.cells if c.cell_type == "code"}
+              for c in executed.cells if c.cell_type == "code"}
     verdicts = {g: (v.passed, v.reason.split(" [check")[0][:120]) for g, v in result.verdicts.items()}
     return report, verdicts, errors, result
 

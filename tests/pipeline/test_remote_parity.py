@@ -87,10 +87,10 @@ def test_every_test_cell_is_decided_by_the_grader(assignment):
     own kernel, which the student controls."""
     from course.checks import get_check
     from autograder.classgrade import unguarded_test_cells
-    from autograder.pipeline.execute import is_test_cell, split_test_cell
+    from autograder.pipeline.cells import is_test_cell, split_test_cell
     from autograder.pipeline.coursedir import read, source_path
 
-    assert unguarded_test_cells(assignment, ROOT) == []
+    assert unguarded_test_cells(read(source_path(assignment, ROOT))) == []
     for cell in read(source_path(assignment, ROOT)).cells:
         if is_test_cell(cell):
             for name in split_test_cell(cell.source)[1]:
