@@ -124,9 +124,7 @@ class GradingRun:
         for gone in clean_leftovers():
             self.log(f"  removed {gone} (left by a grader that stopped mid-run)")
         self.coursedir = course_directory(self.root)
-        cfg = self.coursedir.config
-        if self.limits.cell_timeout is None and "Execute" in cfg and "timeout" in cfg.Execute:
-            self.limits.cell_timeout = float(cfg.Execute.timeout)  # nbgrader's, unless the user set one
+        with_nbgrader_timeout(self.limits, self.coursedir.config)
         self.gb = Gradebook(self.coursedir.db_url, self.coursedir.course_id)
         instructor = read(source_path(self.name, self.root))
         release = sync_gradebook(self.gb, self.name, self.root, instructor, self.log)
@@ -261,6 +259,14 @@ class GradingRun:
 
     def _marker(self, student: str) -> Path:
         return Path(self.coursedir.format_path(self.coursedir.autograded_directory, student, self.name)) / MARKER
+
+
+def with_nbgrader_timeout(limits: Limits, cfg) -> Limits:
+    """A cell's time limit is the user's when given (``--timeout 120`` is 120), else nbgrader's
+    ``Execute.timeout`` from the course's configuration, else the default."""
+    if limits.cell_timeout is None and "Execute" in cfg and "timeout" in cfg.Execute:
+        limits.cell_timeout = float(cfg.Execute.timeout)
+    return limits
 
 
 def _unchanged(gb, marker: Path, assignment: str, student: str, print_now: str) -> dict | None:

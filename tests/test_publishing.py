@@ -104,12 +104,14 @@ def test_citation_cff_is_valid_and_agrees_with_the_book_config():
 
 
 def test_contributing_guide():
+    """The rules a contributor must know are stated (what they say is tested in tests/test_contributing.py)."""
     text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
-    for needed in ("make book", "make test", "issue", "book/references.bib", "make release",
-                   "without outputs", "able to fail", "LICENSE"):
+    for needed in ("make book", "make test", "book/references.bib", "make release", "without outputs", "able to fail", "LICENSE",
+                   "Breaks:", "tests/course/alternatives/", "python -m tools.clauses", "CLAUSES"):
         assert needed in text, f"CONTRIBUTING.md does not mention {needed!r}"
-    assert "Adding a chapter" in text
-    _readme_section("Adding a chapter")  # the section CONTRIBUTING.md points to exists
+    for section in ("## Adding a chapter", "## Adding a hidden check", "## Adding a sandbox limit"):
+        assert section in text, f"CONTRIBUTING.md has no section {section!r}"
+    assert "CONTRIBUTING.md#adding-a-chapter" in _readme_section("Adding a chapter"), "the README points to the guide"
 
 
 # --- the GitHub Pages workflow ---------------------------------------------------------------
@@ -454,3 +456,19 @@ def test_make_accepts_this_python_and_agrees_with_binder_and_readme(tmp_path):
     minimum = re.search(r"^MIN_PYTHON := (\S+)$", (ROOT / "Makefile").read_text(encoding="utf-8"), re.M)
     assert minimum and minimum.group(1) == _binder_python(), "the Makefile and Binder need the same Python"
     assert RECREATE in _readme_section("Installing")
+
+
+def test_formgrader_server_has_the_2026_security_fixes():
+    """formgrader runs on jupyter-server: the pin, the grading extra's floor and what is installed
+    are all at or past 2.21.0 (CVE-2026-44727's fix in 2.20.0, GHSA-c3mw-737p-c7g2's in 2.21.0)."""
+    from importlib.metadata import version
+
+    def release(text: str) -> tuple[int, ...]:
+        return tuple(int(p) for p in re.match(r"[\d.]+", text).group(0).rstrip(".").split("."))
+
+    floor = (2, 21, 0)
+    pinned = re.search(r"^jupyter-server==([\d.]+)", (ROOT / "requirements.txt").read_text(encoding="utf-8"), re.M)
+    extra = re.search(r"^jupyter-server>=([\d.]+)", (ROOT / "requirements-grading.txt").read_text(encoding="utf-8"), re.M)
+    assert pinned and release(pinned.group(1)) >= floor, "requirements.txt pins no jupyter-server with the fixes"
+    assert extra and release(extra.group(1)) >= floor, "the [grading] extra allows a jupyter-server without the fixes"
+    assert release(version("jupyter-server")) >= floor

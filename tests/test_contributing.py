@@ -1,0 +1,91 @@
+"""CONTRIBUTING.md says what is true (issue 22): its worked example of a chapter runs with the
+real check framework (the answer and the alternative keep every point, the mutant loses exactly
+the clause its ``Breaks:`` line names), the paths it names exist, and the ``make`` targets it
+names are the Makefile's."""
+from __future__ import annotations
+
+import re
+import types
+
+import pytest
+
+from autograder import checking
+from autograder.checking import CheckFailure, run_check
+from tests.course.test_clauses import breaks
+from tests.support import ROOT
+
+GUIDE = ROOT / "CONTRIBUTING.md"
+
+
+def _blocks() -> dict[str, str]:
+    """The guide's Python blocks, by the path in their first comment line."""
+    found = {}
+    for block in re.findall(r"```python\n(.*?)```", GUIDE.read_text(encoding="utf-8"), re.S):
+        first, _, rest = block.partition("\n")
+        if first.startswith("# "):
+            found[first[2:].split(":")[0].strip()] = rest
+    return found
+
+
+@pytest.fixture(scope="module")
+def example():
+    """The example's checks module, registered for the test and removed afterwards."""
+    blocks = _blocks()
+    module = types.ModuleType("ch99_clip")
+    registered = set(checking.REGISTRY)
+    exec(compile(blocks["course/checks/ch99_clip.py"], "ch99_clip.py", "exec"), module.__dict__)
+    try:
+        yield module, blocks
+    finally:
+        for name in set(checking.REGISTRY) - registered:
+            del checking.REGISTRY[name]
+
+
+def _failing(namespace_code: list[str], names: list[str]) -> list[str]:
+    import torch
+
+    namespace = {"torch": torch}
+    for code in namespace_code:
+        exec(compile(code, "<guide>", "exec"), namespace)
+    failing = []
+    for name in names:
+        try:
+            run_check(name, dict(namespace), seed=20261202)
+        except CheckFailure:
+            failing.append(name)
+    return failing
+
+
+def test_the_worked_example_runs(example, tmp_path):
+    module, blocks = example
+    names = [c.id for c in module.CLAUSES]
+    assert len(names) == 3 and all(n in checking.REGISTRY for n in names), "every clause has its check"
+    answer = blocks["solutions/99-clip/99-clip.ipynb"]
+    mutant = blocks["tests/course/mutants/99-clip/clip_scores__in_place.py"]
+    alternative = blocks["tests/course/alternatives/99-clip/clip_scores__where.py"]
+    assert _failing([answer], names) == [], "the reference answer loses points"
+    assert _failing([answer, alternative], names) == [], "the alternative loses points"
+    path = tmp_path / "clip_scores__in_place.py"
+    path.write_text(mutant, encoding="utf-8")
+    assert breaks(path) == ["99.clip_scores.unchanged"]
+    assert _failing([answer, mutant], names) == breaks(path), "the mutant does not break exactly the clause it names"
+
+
+def test_the_worked_example_can_fail(example):
+    """The same run sees a forbidden routine: an answer that calls torch.clamp loses the points."""
+    _, blocks = example
+    clamp = "def clip_scores(x, limit):\n    if limit <= 0:\n        raise ValueError('no')\n    return torch.clamp(x, -limit, limit)\n"
+    assert "99.clip_scores.values" in _failing([blocks["solutions/99-clip/99-clip.ipynb"], clamp], ["99.clip_scores.values"])
+
+
+def test_the_paths_and_targets_it_names_exist():
+    text = GUIDE.read_text(encoding="utf-8")
+    for path in re.findall(r"`((?:autograder|course|tests|tools|book)/[\w./-]+?/?)`", text):
+        if "NN" in path or "<" in path or "99" in path:
+            continue  # a pattern, or the made-up example
+        assert (ROOT / path.rstrip("/")).exists(), f"CONTRIBUTING.md names {path}, which does not exist"
+    targets = set(re.findall(r"^([\w-]+):", (ROOT / "Makefile").read_text(encoding="utf-8"), re.M))
+    for target in re.findall(r"`make ([\w-]+)", text):
+        assert target in targets, f"CONTRIBUTING.md names `make {target}`, which the Makefile does not have"
+    for module in re.findall(r"`python -m ([\w.]+)", text):
+        assert (ROOT / (module.replace(".", "/") + ".py")).is_file() or (ROOT / module.replace(".", "/") / "__main__.py").is_file(), module
