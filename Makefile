@@ -65,6 +65,15 @@ sandbox:
 	@command -v bwrap >/dev/null || { $(if $(filter 0,$(shell id -u)),,sudo) apt-get update -qq && \
 	  $(if $(filter 0,$(shell id -u)),,sudo) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap; }
 
+# Tests about PostgreSQL run a real server: a throwaway cluster made with Debian's `postgresql`
+# (initdb, pg_ctl) in a temporary folder (tests/support/postgres.py). Installed once, when missing.
+PG_INITDB := $(firstword $(wildcard /usr/lib/postgresql/*/bin/initdb))
+.PHONY: postgres
+$(TESTTOOLS): | postgres
+postgres:
+	@test -n "$(PG_INITDB)" || command -v initdb >/dev/null || { $(SUDO) apt-get update -qq && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql; }
+
 # The browser tests drive Debian's Chromium through its chromedriver (selenium never
 # downloads a browser here), with a small CJK font so the Chinese of the glossary and the
 # chapters shows in the screenshots. Installed once, when missing; needs root (or sudo) and apt.

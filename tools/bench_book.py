@@ -33,22 +33,15 @@ import time
 from pathlib import Path
 
 import yaml
+from tools.benchkit import command_env, copy_from_repository, work_folder
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ["book", "exercises", "solutions", "course", "_config.yml", "_toc.yml", "requirements.txt"]  # page 09 shows course/tagging_data.py
 EXECUTED = re.compile(r"^(/\S+?\.(?:md|ipynb)): Executed notebook in ([\d.]+) seconds", re.M)
 
-from tools.benchkit import work_folder
-
 
 def copy_sources(dest: Path) -> Path:
-    for name in SOURCES:
-        src = ROOT / name
-        if src.is_dir():
-            shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"))
-        else:
-            shutil.copy2(src, dest / name)
-    return dest
+    return copy_from_repository(SOURCES, dest)
 
 
 def executed_pages(src: Path) -> list[Path]:
@@ -63,18 +56,10 @@ def executed_pages(src: Path) -> list[Path]:
     return pages
 
 
-def _env() -> dict:
-    env = dict(os.environ)
-    env.pop("PYTHONPATH", None)
-    env.pop("MPLBACKEND", None)
-    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
-    return env
-
-
 def build(src: Path) -> tuple[float, str]:
     args = [str(Path(sys.executable).parent / "jupyter-book"), "build", str(src), "--warningiserror", "--keep-going"]
     start = time.perf_counter()
-    done = subprocess.run(args, cwd=src, env=_env(), capture_output=True, text=True)
+    done = subprocess.run(args, cwd=src, env=command_env(), capture_output=True, text=True)
     seconds = time.perf_counter() - start
     if done.returncode != 0:
         sys.stderr.write(done.stdout[-5000:] + done.stderr[-3000:])
@@ -97,7 +82,7 @@ print(f"{time.perf_counter() - start:.3f}")
 
 def bare_execution(page: Path) -> float:
     """Seconds to execute one page as a notebook with nbclient (kernel start included)."""
-    done = subprocess.run([sys.executable, "-c", _BARE, str(page)], cwd=page.parent, env=_env(), capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-c", _BARE, str(page)], cwd=page.parent, env=command_env(), capture_output=True, text=True)
     if done.returncode != 0:
         sys.stderr.write(done.stderr[-3000:])
         raise SystemExit(f"executing {page.name} failed")
@@ -139,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
         except OSError:
             pass
         # Warm the disk cache for torch and the kernel, so no measurement pays for it alone.
-        subprocess.run([sys.executable, "-c", "import torch, matplotlib.pyplot, ipykernel"], env=_env(), check=True)
+        subprocess.run([sys.executable, "-c", "import torch, matplotlib.pyplot, ipykernel"], env=command_env(), check=True)
 
         times: dict[str, list[float]] = {"clean": [], "bare": [], "edit": [], "render": [], "noop": []}
         per_page: dict[str, dict[str, float]] = {}

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -33,35 +32,20 @@ from pathlib import Path
 import nbformat
 
 from autograder.pipeline.coursedir import reference_submission
+from tools.benchkit import command_env, copy_from_repository, work_folder
 
 ROOT = Path(__file__).resolve().parent.parent
 COPIED = ["solutions", "exercises", "nbgrader_config.py"]  # the course packages are installed
 
-from tools.benchkit import work_folder
-
 
 def make_course(dest: Path, assignment: str, students: int) -> Path:
-    dest.mkdir(parents=True)
-    for name in COPIED:
-        src = ROOT / name
-        if src.is_dir():
-            shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"))
-        else:
-            shutil.copy2(src, dest / name)
+    copy_from_repository(COPIED, dest)
     nb = reference_submission(assignment, ROOT)
     for i in range(students):
         folder = dest / "submitted" / f"student{i:02d}" / assignment
         folder.mkdir(parents=True)
         nbformat.write(nb, str(folder / f"{assignment}.ipynb"))
     return dest
-
-
-def _env() -> dict:
-    env = dict(os.environ)
-    env.pop("PYTHONPATH", None)
-    env.pop("MPLBACKEND", None)
-    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
-    return env
 
 
 PEAKS: dict[str, float] = {}  # command -> the grader's peak memory (MB), see _grader_rss
@@ -116,7 +100,7 @@ def _pss_kb(pid: int) -> int:
 
 def timed(args: list[str], cwd: Path) -> float:
     start = time.perf_counter()
-    proc = subprocess.Popen(args, cwd=cwd, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(args, cwd=cwd, env=command_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     peak = 0.0
     while proc.poll() is None:
         peak = max(peak, _grader_rss(proc.pid))
@@ -143,7 +127,7 @@ print(f"{time.perf_counter() - start:.3f}")
 
 def bare_execution(course: Path, assignment: str) -> float:
     paths = sorted(str(p) for p in (course / "submitted").glob(f"*/{assignment}/{assignment}.ipynb"))
-    done = subprocess.run([sys.executable, "-c", _BARE, *paths], cwd=course, env=_env(), capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-c", _BARE, *paths], cwd=course, env=command_env(), capture_output=True, text=True)
     if done.returncode != 0:
         sys.stderr.write(done.stderr[-3000:])
         raise SystemExit("bare execution failed")
@@ -187,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
             timed([py, "-m", "nbgrader", "generate_assignment", a, "--force", "--log-level=ERROR",
                    f"--CourseDirectory.release_directory={work / 'release'}"], course)
             courses[label] = course
-        subprocess.run([py, "-c", "import torch, nbgrader, IPython"], env=_env(), check=True)  # warm the disk cache
+        subprocess.run([py, "-c", "import torch, nbgrader, IPython"], env=command_env(), check=True)  # warm the disk cache
         bare = bare_execution(courses[runs[0][0]], a)
         print(f"  bare execution (nbclient, fresh kernel each, serial): {bare:.1f} s", flush=True)
         times, peaks = {}, {}

@@ -1,12 +1,16 @@
 """What every benchmark script shares: a work folder that goes away afterwards (unless kept),
-and the closing line about the machine's load (other work inflates every time measured)."""
+copies of the repository's sources, the environment of the commands it times, and the closing
+line about the machine's load (other work inflates every time measured)."""
 from __future__ import annotations
 
 import contextlib
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @contextlib.contextmanager
@@ -29,3 +33,25 @@ def print_load() -> None:
         print(f"load average after: {os.getloadavg()[0]:.1f} (other work on the machine inflates all times)")
     except OSError:
         pass
+
+
+def copy_from_repository(names: list[str], dest: Path) -> Path:
+    """The repository's ``names`` (folders and files) copied into ``dest``, without caches."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        src = ROOT / name
+        if src.is_dir():
+            shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"))
+        else:
+            shutil.copy2(src, dest / name)
+    return dest
+
+
+def command_env() -> dict:
+    """This environment for a command the benchmark runs: the course's tools first on PATH, no
+    PYTHONPATH (the installed packages are used) and no MPLBACKEND (kernels keep their own)."""
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    env.pop("MPLBACKEND", None)
+    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    return env

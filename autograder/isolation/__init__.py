@@ -12,12 +12,14 @@ the names below.
                       and how the command line states them
     leftovers.py      scratch folders and control groups named by their maker's pid; removing a dead grader's
     recorder.py       which torch routines a call reaches, by any name (forbidden-routine checks)
+    launch.py         what every sandboxed Python starts from: its code, environment and folders; output drains
     kernel.py         a cold kernel: bubblewrap + a fresh Python (``Kernel``)
     warmpool.py       warm kernels: a sandboxed zygote that forks one kernel per submission
                       (``start_shared_zygote``/``adopt_shared``: one zygote for several grader processes)
     kernel_runner.py  runs inside the sandbox: executes cells, answers requests
+    runner_capture.py runs inside the sandbox: what a request prints and shows, captured for its reply
     zygote_runner.py  runs inside the sandbox: the warm zygote
-    wire.py           the frame format on the pipes, and the values it can carry
+    wire.py           the values the pipes can carry (and, from frames.py, the frames they travel in)
 """
 from __future__ import annotations
 

@@ -34,17 +34,16 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from . import wire
-from .bwrap import SandboxUnavailable, base_args, bwrap_path, python_roots, sandbox_problem
+from .bwrap import SandboxUnavailable, base_args, bwrap_path, sandbox_problem
 from .cgroups import Cgroup, kill_until_gone
 from .limits import GiB, Limits
+from .launch import RUNNER_FILES, Drain, Inside, copy_runner, namespace_pids, proportional_memory, read_pid_namespace, python_under_private_mounts, sandbox_env, set_nonblocking
 from .leftovers import scratch_prefix
 from .seccomp import seccomp_program
 
-HERE = Path(__file__).resolve().parent
 INTERRUPT_WALL_FACTOR = 6  # wall-clock cap on the interrupt grace, as a multiple of its CPU time
 
 class KernelError(Exception):
@@ -65,128 +64,6 @@ class KernelTimeout(KernelError):
 
 
 
-# --------------------------------------------------------------------------- the kernel
-def _proportional_memory(pid: int) -> int:
-    """Bytes of memory a process holds, shared pages divided among their users (PSS)."""
-    try:
-        with open(f"/proc/{pid}/smaps_rollup") as f:
-            for line in f:
-                if line.startswith("Pss:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        with open(f"/proc/{pid}/statm") as f:
-            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        return 0
-
-
-def _zombie(pid: str) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
-    except (OSError, IndexError):
-        return True
-
-def set_nonblocking(fd: int) -> None:
-    os.set_blocking(fd, False)
-
-
-class Drain(threading.Thread):
-    """Reads a raw output pipe of the kernel, keeping at most ``cap`` bytes per take()."""
-
-    def __init__(self, fd: int, cap: int):
-        super().__init__(daemon=True)
-        self.fd, self.cap = fd, cap
-        self.lock = threading.Lock()
-        self.chunks: list[bytes] = []
-        self.size = 0
-        self.dropped = 0
-
-    def run(self) -> None:
-        while True:
-            try:
-                data = os.read(self.fd, 65536)
-            except OSError:
-                break
-            if not data:
-                break
-            with self.lock:
-                room = self.cap - self.size
-                if room > 0:
-                    self.chunks.append(data[:room])
-                    self.size += min(room, len(data))
-                self.dropped += max(0, len(data) - max(room, 0))
-        try:
-            os.close(self.fd)
-        except OSError:
-            pass
-
-    def take(self) -> tuple[str, int]:
-        with self.lock:
-            text = b"".join(self.chunks).decode("utf-8", "replace")
-            dropped = self.dropped
-            self.chunks, self.size, self.dropped = [], 0, 0
-        return text, dropped
-
-
-RUNNER_FILES = ("kernel_runner.py", "wire.py", "recorder.py")  # what runs inside the sandbox
-
-
-def copy_runner(dest: Path, names) -> Path:
-    """The sandbox's own copy of the code that runs inside it (read-only there)."""
-    dest.mkdir()
-    for name in names:
-        shutil.copyfile(HERE / name, dest / name)
-    return dest
-
-
-def sandbox_env(device: str, threads: int | None, home: str = "/home/student", tmp: str = "/tmp") -> dict:
-    """The whole environment of a sandboxed Python (kernels and the warm zygote): nothing of the grader's."""
-    env = {
-        "HOME": home, "USER": "student", "LOGNAME": "student",
-        "PATH": f"{os.path.dirname(sys.executable)}:/usr/local/bin:/usr/bin:/bin",
-        "LANG": "C.UTF-8", "TMPDIR": tmp,
-        "MPLBACKEND": "module://matplotlib_inline.backend_inline",
-        "MALLOC_ARENA_MAX": "2", "PYTHONDONTWRITEBYTECODE": "1", "COURSE_DEVICE": device,
-        "MPLCONFIGDIR": tmp + "/matplotlib", "IPYTHONDIR": tmp + "/ipython",
-    }
-    if threads:
-        for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-            env[var] = str(threads)
-    return env
-
-
-def python_under_private_mounts() -> list[str]:
-    """A course checked out under /tmp (CI clones, test copies) keeps its Python visible: bind it
-    again on top of the sandbox's private /tmp."""
-    args = []
-    for root in python_roots():
-        if root.startswith(("/tmp/", "/dev/shm/", "/home/student")):
-            args += ["--ro-bind", root, root]
-    return args
-
-
-@dataclass
-class _Inside:
-    """Where a kernel's folders are as its runner sees them."""
-
-    code: str
-    workdir: str
-    submission: str
-    home: str
-    tmp: str
-
-    @classmethod
-    def sandboxed(cls, submission: Path | None) -> "_Inside":
-        return cls("/opt/autograder", "/home/student/work", "/opt/submission", "/home/student", "/tmp")
-
-    @classmethod
-    def unsafe(cls, tmp: Path, code: Path, submission: Path | None) -> "_Inside":
-        for d in ("work", "home", "tmp"):
-            (tmp / d).mkdir()
-        return cls(str(code), str(tmp / "work"), str(submission) if submission else "", str(tmp / "home"), str(tmp / "tmp"))
 
 
 class Kernel:
@@ -243,7 +120,7 @@ class Kernel:
         for fd in (req_r, rep_w, ctl_r):
             os.set_inheritable(fd, True)
         self.cgroup = None if self.unsafe else Cgroup.create(self.limits.memory, self.limits.pids)
-        inside = _Inside.unsafe(self.tmp, code_dir, self.submission) if self.unsafe else _Inside.sandboxed(self.submission)
+        inside = Inside.unsafe(self.tmp, code_dir, self.submission) if self.unsafe else Inside.sandboxed(self.submission)
         config = self.runner_config(inside.workdir, inside.submission, fds=[req_r, rep_w, ctl_r])
         env = sandbox_env(self.device, self.limits.threads, home=inside.home, tmp=inside.tmp)
         env.update(self.extra_env)
@@ -339,26 +216,7 @@ class Kernel:
         return reply
 
     def _read_info(self, fd: int) -> None:
-        data = b""
-        end = time.monotonic() + 30
-        try:
-            while time.monotonic() < end:
-                r, _, _ = select.select([fd], [], [], 0.5)
-                if r:
-                    chunk = os.read(fd, 4096)
-                    if not chunk:
-                        break
-                    data += chunk
-                    if data.rstrip().endswith(b"}"):
-                        try:
-                            self.pidns = int(json.loads(data).get("pid-namespace"))
-                            break
-                        except ValueError:
-                            continue
-                elif self.proc.poll() is not None:
-                    break
-        finally:
-            os.close(fd)
+        self.pidns = read_pid_namespace(fd, self.proc)
 
     # ---- the fallback watchdog (no cgroup): total memory and process count of the namespace
     def _watchdog(self) -> None:
@@ -366,26 +224,14 @@ class Kernel:
             pids = self._namespace_pids()
             if len(pids) > self.limits.pids:
                 self._watchdog_kind, self._watchdog_reason = "limit", f"too many processes (limit {self.limits.pids})"
-            elif sum(_proportional_memory(pid) for pid in pids) > self.limits.memory:
+            elif sum(proportional_memory(pid) for pid in pids) > self.limits.memory:
                 self._watchdog_kind, self._watchdog_reason = "memory", f"memory limit of {self.limits.memory / GiB:g} GiB exceeded"
             if self._watchdog_reason:
                 self._kill()
                 return
 
     def _namespace_pids(self) -> list[int]:
-        if self.pidns is None:
-            return []
-        found = []
-        for entry in os.listdir("/proc"):
-            if not entry.isdigit():
-                continue
-            try:
-                link = os.readlink(f"/proc/{entry}/ns/pid")
-            except OSError:
-                continue
-            if link == f"pid:[{self.pidns}]" and not _zombie(entry):
-                found.append(int(entry))
-        return found
+        return namespace_pids(self.pidns)
 
     # ---- requests
     def request(self, message: dict, timeout: float, interruptible: bool = True, cpu_timeout: float | None = None) -> dict:

@@ -31,9 +31,10 @@ import traceback
 
 CONFIG = json.loads(sys.argv[1])
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import wire  # noqa: E402  (next to this file in the sandbox)
+import wire  # noqa: E402  (next to this file in the sandbox, with frames.py)
 
-del sys.modules["wire"]  # the runner keeps its own reference; student code cannot import it
+for _name in ("wire", "frames"):
+    del sys.modules[_name]  # the runner keeps its own references; student code cannot import them
 sys.path.pop(0)
 
 
@@ -96,8 +97,10 @@ import torch  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import recorder  # noqa: E402  (next to this file in the sandbox)
+import runner_capture  # noqa: E402
 
-del sys.modules["recorder"]  # like wire: student code cannot import the runner's copy
+for _name in ("recorder", "runner_capture"):
+    del sys.modules[_name]  # like wire: student code cannot import the runner's copies
 sys.path.pop(0)
 from IPython.core.displayhook import DisplayHook  # noqa: E402
 from IPython.core.displaypub import DisplayPublisher  # noqa: E402
@@ -112,175 +115,10 @@ MAX_OUTPUT_VALUES = int(CONFIG.get("max_output_values", 500_000))
 
 
 # --------------------------------------------------------------------------- output capture
-class Outputs:
-    """Outputs of the current request, in order; streams are merged and capped."""
-
-    def __init__(self):
-        self.items: list[dict] = []
-        self.text_bytes = 0
-        self.display_bytes = 0
-        self.display_values = 0
-        self.dropped = 0
-
-    def stream(self, name: str, text: str) -> None:
-        if not text:
-            return
-        room = MAX_TEXT - self.text_bytes
-        if room <= 0:
-            self.dropped += len(text)
-            return
-        if len(text) > room:
-            self.dropped += len(text) - room
-            text = text[:room]
-        self.text_bytes += len(text)
-        last = self.items[-1] if self.items else None
-        if last and last["output_type"] == "stream" and last["name"] == name:
-            last["text"] += text
-        else:
-            self.items.append({"output_type": "stream", "name": name, "text": text})
-
-    def add(self, output: dict) -> None:
-        """Display data is capped by its size as JSON, not by count: a million empty dicts
-        is one output but no small one (the grader refuses replies over its work limits)."""
-        try:
-            text = json.dumps(output, separators=(",", ":"), allow_nan=True).encode("utf-8")
-            values = wire.scan_frame(text, MAX_OUTPUT_VALUES - self.display_values, 100)
-        except (TypeError, ValueError, RecursionError, wire.WireError):
-            text = None  # not JSON (it could not be sent), or over the values left for this request
-        if text is None or self.display_bytes + len(text) > MAX_OUTPUTS:
-            self.dropped += 1
-            return
-        self.display_bytes += len(text)
-        self.display_values += values
-        self.items.append(output)
-
-
-CURRENT = Outputs()
-
-
-class CaptureStream:
-    def __init__(self, name: str):
-        self.name = name
-        self.encoding = "utf-8"
-        self.errors = "replace"
-
-    def write(self, text) -> int:
-        if not isinstance(text, str):
-            text = str(text)
-        CURRENT.stream(self.name, text)
-        return len(text)
-
-    def writelines(self, lines) -> None:
-        for line in lines:
-            self.write(line)
-
-    def flush(self) -> None:
-        pass
-
-    def isatty(self) -> bool:
-        return False
-
-    def fileno(self) -> int:
-        return 1 if self.name == "stdout" else 2
-
-    @property
-    def closed(self) -> bool:
-        return False
-
-    def readable(self) -> bool:
-        return False
-
-    def writable(self) -> bool:
-        return True
-
-
-sys.stdout, sys.stderr = CaptureStream("stdout"), CaptureStream("stderr")
-
-
-class RawCapture:
-    """File descriptors 1 and 2 (C code, subprocesses, os.write) go to pipes read
-    here, so that what a request prints at that level is part of its reply."""
-
-    def __init__(self):
-        self.lock = threading.Lock()
-        self.pipes = {}
-        self.chunks = {"stdout": [], "stderr": []}
-        self.size = 0
-        self.dropped = 0
-        for fd, name in ((1, "stdout"), (2, "stderr")):
-            r, w = os.pipe()
-            os.dup2(w, fd)
-            os.close(w)
-            os.set_blocking(r, False)
-            self.pipes[name] = r
-        threading.Thread(target=self._loop, daemon=True).start()
-
-    def _read_available(self) -> None:
-        for name, fd in self.pipes.items():
-            while True:
-                try:
-                    data = os.read(fd, 65536)
-                except BlockingIOError:
-                    break
-                except OSError:
-                    break
-                if not data:
-                    break
-                room = MAX_TEXT - self.size
-                if room > 0:
-                    self.chunks[name].append(data[:room])
-                    self.size += min(room, len(data))
-                self.dropped += max(0, len(data) - max(room, 0))
-
-    def _loop(self) -> None:
-        import select
-
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-        while True:
-            try:
-                select.select(list(self.pipes.values()), [], [], 0.2)
-            except OSError:
-                return
-            with self.lock:
-                self._read_available()
-
-    def take(self, outputs) -> None:
-        with self.lock:
-            self._read_available()
-            for name in ("stdout", "stderr"):
-                if self.chunks[name]:
-                    outputs.stream(name, b"".join(self.chunks[name]).decode("utf-8", "replace"))
-                    self.chunks[name] = []
-            outputs.dropped += self.dropped
-            self.size = self.dropped = 0
-
-
-RAW = RawCapture()
-
-
-class CapturePublisher(DisplayPublisher):
-    def publish(self, data, metadata=None, source=None, *, transient=None, update=False, **kwargs):
-        CURRENT.add({"output_type": "display_data", "data": dict(data or {}), "metadata": dict(metadata or {})})
-
-    def clear_output(self, wait=False):
-        CURRENT.items = [o for o in CURRENT.items if o["output_type"] not in ("display_data", "stream")]
-
-
-class CaptureDisplayHook(DisplayHook):
-    def start_displayhook(self):
-        self._data = None
-
-    def write_output_prompt(self):
-        pass
-
-    def write_format_data(self, format_dict, md_dict=None):
-        self._data = (dict(format_dict), dict(md_dict or {}))
-
-    def finish_displayhook(self):
-        if self._data is not None:
-            data, md = self._data
-            CURRENT.add({"output_type": "execute_result", "data": data, "metadata": md, "execution_count": self.shell.execution_count})
-        self._data = None
+CAPTURE = runner_capture.Capture(MAX_TEXT, MAX_OUTPUTS, MAX_OUTPUT_VALUES, wire.scan_frame, wire.WireError)
+sys.stdout, sys.stderr = runner_capture.CaptureStream(CAPTURE, "stdout"), runner_capture.CaptureStream(CAPTURE, "stderr")
+RAW = runner_capture.RawCapture(MAX_TEXT)
+CapturePublisher, CaptureDisplayHook = runner_capture.display_classes(CAPTURE, DisplayPublisher, DisplayHook)
 
 
 class Shell(InteractiveShell):
@@ -607,7 +445,6 @@ OPS = {"run": op_run, "call": op_call, "method": op_call, "attr": op_attr, "has"
 
 
 def main() -> None:
-    global CURRENT
     reader = wire.FrameReader(REQ_FD, int(CONFIG.get("max_request", 1 << 30)))
     while True:
         try:
@@ -616,7 +453,7 @@ def main() -> None:
             continue
         if req is None or req.get("op") == "bye":
             break
-        CURRENT = Outputs()
+        outputs = CAPTURE.reset()
         try:
             handler = OPS.get(req.get("op"))
             reply = handler(req) if handler else {"status": "error", "error": {"ename": "ProtocolError", "evalue": "unknown op", "traceback": []}}
@@ -625,9 +462,9 @@ def main() -> None:
         except BaseException as exc:  # noqa: BLE001 - report, keep serving
             reply = {"status": "error", "error": {"ename": type(exc).__name__, "evalue": _safe_str(exc), "traceback": traceback.format_exc().splitlines()[-20:]}}
         reply = {"id": req.get("id"), **reply}  # first: the grader checks it before parsing the rest
-        RAW.take(CURRENT)
-        reply["outputs"] = CURRENT.items
-        reply["dropped"] = CURRENT.dropped
+        RAW.take(outputs)
+        reply["outputs"] = outputs.items
+        reply["dropped"] = outputs.dropped
         try:
             wire.write_frame(REP_FD, reply)  # serialises fully before the first byte goes out
         except (ValueError, TypeError, RecursionError) as exc:

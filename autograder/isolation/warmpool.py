@@ -42,7 +42,8 @@ from pathlib import Path
 from . import wire
 from .bwrap import base_args, bwrap_path, sandbox_problem
 from .cgroups import Cgroup
-from .kernel import RUNNER_FILES, Kernel, KernelError, copy_runner, python_under_private_mounts, sandbox_env
+from .kernel import Kernel, KernelError
+from .launch import RUNNER_FILES, copy_runner, python_under_private_mounts, sandbox_env
 from .leftovers import scratch_prefix
 from .seccomp import lockdown_program, seccomp_program
 

@@ -32,15 +32,9 @@ from __future__ import annotations
 
 import base64
 import collections
-import json
 import math
-import os
-import re
-import struct
 import time
-from itertools import accumulate
 
-HEADER = struct.Struct(">Q")
 MAX_DEPTH = 64
 DTYPES = (
     "float16", "bfloat16", "float32", "float64", "complex64", "complex128",
@@ -49,111 +43,10 @@ DTYPES = (
 NP_KINDS = set("biufc?")  # numpy dtype kinds we rebuild: no objects, strings or voids
 
 
-class WireError(Exception):
-    """A frame or value that breaks the protocol (the kernel is broken or lying)."""
-
-
-# --------------------------------------------------------------------------- frames
-def write_frame(fd: int, message: dict) -> None:
-    payload = json.dumps(message, separators=(",", ":"), allow_nan=True).encode("utf-8")
-    data = HEADER.pack(len(payload)) + payload
-    view = memoryview(data)
-    while view:
-        n = os.write(fd, view)
-        view = view[n:]
-
-
-class FrameReader:
-    """Reads length-prefixed frames from a file descriptor.
-
-    Keeps partial data between calls, so an interrupted read can be retried
-    without losing bytes. ``read`` returns None at end of file.
-    """
-
-    def __init__(self, fd: int, max_bytes: int):
-        self.fd, self.max_bytes = fd, max_bytes
-        self.buffer = bytearray()
-
-    def _need(self) -> int | None:
-        if len(self.buffer) < HEADER.size:
-            return HEADER.size - len(self.buffer)
-        (size,) = HEADER.unpack_from(self.buffer)
-        if size > self.max_bytes:
-            raise WireError(f"frame of {size} bytes is over the limit of {self.max_bytes}")
-        total = HEADER.size + size
-        return total - len(self.buffer) if len(self.buffer) < total else None
-
-    def feed(self, chunk: bytes) -> None:
-        self.buffer += chunk
-
-    def pop_payload(self) -> bytes | None:
-        """The next complete frame's bytes, unparsed, if the buffer holds one."""
-        if self._need() is not None:
-            return None
-        (size,) = HEADER.unpack_from(self.buffer)
-        payload = bytes(self.buffer[HEADER.size : HEADER.size + size])
-        del self.buffer[: HEADER.size + size]
-        return payload
-
-    def pop(self) -> dict | None:
-        """The next complete frame, parsed (for frames from a trusted side: the grader's requests)."""
-        payload = self.pop_payload()
-        return None if payload is None else parse_frame(payload)
-
-    def read(self) -> dict | None:
-        """Block until a whole frame is there (kernel side)."""
-        while True:
-            message = self.pop()
-            if message is not None:
-                return message
-            need = self._need()
-            chunk = os.read(self.fd, max(need, 1 << 16))
-            if not chunk:
-                return None
-            self.feed(chunk)
-
-
-def parse_frame(payload: bytes) -> dict:
-    try:
-        message = json.loads(payload.decode("utf-8"))
-    except (ValueError, UnicodeDecodeError, RecursionError, MemoryError) as exc:
-        raise WireError(f"frame is not JSON: {str(exc)[:200]}") from None
-    if not isinstance(message, dict):
-        raise WireError("frame is not a JSON object")
-    return message
-
-
-def reply_id_matches(payload: bytes, expected: int) -> bool:
-    """Whether a reply frame starts with ``{"id":expected`` (the kernel writes the id first):
-    a frame out of turn is refused without being parsed, however large."""
-    head = b'{"id":%d' % expected
-    return payload.startswith(head) and payload[len(head) : len(head) + 1] in (b",", b"}")
-
-
-_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
-_NOT_STRUCTURE = bytes(b for b in range(256) if b not in b"[]{},:")
-_NESTING = tuple(1 if b in b"[{" else -1 if b in b"]}" else 0 for b in range(256))
-
-
-def scan_frame(payload: bytes, max_objects: int, max_depth: int) -> int:
-    """Refuse a JSON frame that holds more than ``max_objects`` values or nests deeper than
-    ``max_depth``, in time linear in its length and before anything is parsed; return
-    (an upper bound on) the number of values it holds.
-
-    Strings are skipped by one regular expression (a string's brackets and commas are not
-    structure); what is left is only brackets, commas and colons, and every value or key
-    but the first follows an opening bracket, a comma or a colon, so their count bounds
-    the values (an empty container counts twice). Each step runs in C over bytes: a 200 MB
-    frame of one base64 string takes under a second, millions of empty dicts a fraction of that.
-    """
-    structure = _JSON_STRING.sub(b'""', payload).translate(None, _NOT_STRUCTURE)
-    values = len(structure) - structure.count(b"]") - structure.count(b"}") + 1
-    if values > max_objects:
-        raise WireError(f"frame holds more than {max_objects} values")
-    depth = max(accumulate(map(_NESTING.__getitem__, structure.translate(None, b",:"))), default=0)
-    if depth > max_depth:
-        raise WireError(f"frame nests {depth} levels deep, over the limit of {max_depth}")
-    return values
+try:  # the grader: autograder.isolation.wire
+    from .frames import HEADER, FrameReader, WireError, parse_frame, reply_id_matches, scan_frame, write_frame  # noqa: F401
+except ImportError:  # inside the sandbox: a plain module next to frames.py
+    from frames import HEADER, FrameReader, WireError, parse_frame, reply_id_matches, scan_frame, write_frame  # noqa: F401
 
 
 # --------------------------------------------------------------------------- values
@@ -481,92 +374,107 @@ def decode(value, *, torch=None, numpy=None, resolve=None, on_tensor=None, devic
     if tag == "tuple":
         return tuple(decode(v, **kw) for v in _items(value))
     if tag in ("dict", "odict"):
-        pairs = []
-        for pair in _items(value):
-            if type(pair) is not list or len(pair) != 2:
-                raise WireError("bad dict item")
-            pairs.append((decode(pair[0], **kw), decode(pair[1], **kw)))
-        if any(_unhashable(k) for k, _ in pairs):
-            raise WireError("unhashable dict key")
-        if not hashing and not all(hash_safe(k) for k, _ in pairs):
-            return Unhashed(tag, pairs)
-        try:
-            return dict(pairs) if tag == "dict" else collections.OrderedDict(pairs)
-        except TypeError:
-            raise WireError("unhashable dict key") from None
+        return _decode_mapping(value, tag, kw)
     if tag in ("set", "frozenset"):
-        items = [decode(v, **kw) for v in _items(value)]
-        if any(_unhashable(v) for v in items):
-            raise WireError("unhashable set item")
-        if not hashing and not all(hash_safe(v) for v in items):
-            return Unhashed(tag, items)
-        try:
-            return set(items) if tag == "set" else frozenset(items)
-        except TypeError:
-            raise WireError("unhashable set item") from None
+        return _decode_members(value, tag, kw)
     if tag == "bytes":
         return _unb64(value.get("data"))
     if tag == "complex":
         return complex(_float(value.get("re")), _float(value.get("im")))
-    if tag == "tensor":
+    if tag in _TORCH_TAGS:
         if torch is None:
-            raise WireError("tensor without torch")
-        tensor = decode_tensor(value, torch, device_ok)
-        if on_tensor is not None:
-            on_tensor(tensor, value)
-        return tensor
-    if tag == "generator":
-        if torch is None:
-            raise WireError("generator without torch")
-        return _decode_generator(value, torch)
-    if tag == "mha":
-        if torch is None:
-            raise WireError("module without torch")
-        return _decode_mha(value, decode(value.get("state"), **kw), torch)
-    if tag == "size":
-        return torch.Size([_int(v, "size entry") for v in _items(value)])
-    if tag == "dtype":
-        name = value.get("name")
-        if name not in DTYPES or not hasattr(torch, name):
-            raise WireError(f"unsupported dtype {name!r}")
-        return getattr(torch, name)
-    if tag == "device":
-        name = value.get("name")
-        if type(name) is not str or len(name) > 20:
-            raise WireError("bad device")
-        try:
-            return torch.device(name)
-        except RuntimeError:
-            raise WireError(f"bad device {name!r}") from None
+            raise WireError(f"{tag} without torch")
+        return _decode_torch(value, tag, kw)
     if tag in ("ndarray", "npscalar"):
         if numpy is None:
             raise WireError("array without numpy")
-        dtype_str = value.get("dtype")
-        if type(dtype_str) is not str or len(dtype_str) > 8:
-            raise WireError("bad numpy dtype")
-        try:
-            dtype = numpy.dtype(dtype_str)
-        except TypeError:
-            raise WireError(f"bad numpy dtype {dtype_str!r}") from None
-        if dtype.kind not in NP_KINDS or dtype.hasobject:
-            raise WireError(f"unsupported numpy dtype {dtype_str!r}")
-        raw = _unb64(value.get("data"))
-        if tag == "npscalar":
-            if len(raw) != dtype.itemsize:
-                raise WireError("bad numpy scalar")
-            return numpy.frombuffer(raw, dtype=dtype)[0]
-        shape = value.get("shape")
-        if type(shape) is not list or len(shape) > 32:
-            raise WireError("bad shape")
-        dims = [_int(d, "shape entry") for d in shape]
-        if any(d < 0 for d in dims) or len(raw) != math.prod(dims) * dtype.itemsize:
-            raise WireError("array data does not match its shape")
-        return numpy.frombuffer(raw, dtype=dtype).reshape(dims).copy()
+        return _decode_numpy(value, tag, numpy)
     if tag in ("obj", "ref"):
         if resolve is None:
             raise WireError(f"unexpected {tag}")
         return resolve(value)
     raise WireError(f"unknown tag {tag!r}")
+
+
+def _decode_mapping(value: dict, tag: str, kw: dict):
+    pairs = []
+    for pair in _items(value):
+        if type(pair) is not list or len(pair) != 2:
+            raise WireError("bad dict item")
+        pairs.append((decode(pair[0], **kw), decode(pair[1], **kw)))
+    if any(_unhashable(k) for k, _ in pairs):
+        raise WireError("unhashable dict key")
+    if not kw["hashing"] and not all(hash_safe(k) for k, _ in pairs):
+        return Unhashed(tag, pairs)
+    try:
+        return dict(pairs) if tag == "dict" else collections.OrderedDict(pairs)
+    except TypeError:
+        raise WireError("unhashable dict key") from None
+
+
+def _decode_members(value: dict, tag: str, kw: dict):
+    items = [decode(v, **kw) for v in _items(value)]
+    if any(_unhashable(v) for v in items):
+        raise WireError("unhashable set item")
+    if not kw["hashing"] and not all(hash_safe(v) for v in items):
+        return Unhashed(tag, items)
+    try:
+        return set(items) if tag == "set" else frozenset(items)
+    except TypeError:
+        raise WireError("unhashable set item") from None
+
+
+_TORCH_TAGS = ("tensor", "generator", "mha", "size", "dtype", "device")
+
+
+def _decode_torch(value: dict, tag: str, kw: dict):
+    torch = kw["torch"]
+    if tag == "tensor":
+        tensor = decode_tensor(value, torch, kw["device_ok"])
+        if kw["on_tensor"] is not None:
+            kw["on_tensor"](tensor, value)
+        return tensor
+    if tag == "generator":
+        return _decode_generator(value, torch)
+    if tag == "mha":
+        return _decode_mha(value, decode(value.get("state"), **kw), torch)
+    if tag == "size":
+        return torch.Size([_int(v, "size entry") for v in _items(value)])
+    name = value.get("name")
+    if tag == "dtype":
+        if name not in DTYPES or not hasattr(torch, name):
+            raise WireError(f"unsupported dtype {name!r}")
+        return getattr(torch, name)
+    if type(name) is not str or len(name) > 20:
+        raise WireError("bad device")
+    try:
+        return torch.device(name)
+    except RuntimeError:
+        raise WireError(f"bad device {name!r}") from None
+
+
+def _decode_numpy(value: dict, tag: str, numpy):
+    dtype_str = value.get("dtype")
+    if type(dtype_str) is not str or len(dtype_str) > 8:
+        raise WireError("bad numpy dtype")
+    try:
+        dtype = numpy.dtype(dtype_str)
+    except TypeError:
+        raise WireError(f"bad numpy dtype {dtype_str!r}") from None
+    if dtype.kind not in NP_KINDS or dtype.hasobject:
+        raise WireError(f"unsupported numpy dtype {dtype_str!r}")
+    raw = _unb64(value.get("data"))
+    if tag == "npscalar":
+        if len(raw) != dtype.itemsize:
+            raise WireError("bad numpy scalar")
+        return numpy.frombuffer(raw, dtype=dtype)[0]
+    shape = value.get("shape")
+    if type(shape) is not list or len(shape) > 32:
+        raise WireError("bad shape")
+    dims = [_int(d, "shape entry") for d in shape]
+    if any(d < 0 for d in dims) or len(raw) != math.prod(dims) * dtype.itemsize:
+        raise WireError("array data does not match its shape")
+    return numpy.frombuffer(raw, dtype=dtype).reshape(dims).copy()
 
 
 def _items(value: dict) -> list:

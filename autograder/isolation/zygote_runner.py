@@ -180,7 +180,8 @@ def kernel(req_r: int, rep_w: int, ctl_r: int, out_w: int, err_w: int, files_r: 
     config["fds"] = [req_r, rep_w, ctl_r]
     config["files_fd"] = files_r
     sys.argv = [os.path.join(HERE, "kernel_runner.py"), json.dumps(config)]
-    sys.modules.pop("wire", None)
+    for name in ("wire", "frames", "runner_capture"):
+        sys.modules.pop(name, None)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     import runpy
 

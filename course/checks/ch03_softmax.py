@@ -19,7 +19,7 @@ import math
 
 import torch
 
-from autograder.checking import Clause, check, describe, expect_tensor, expect_unchanged
+from autograder.checking import Clause, call_leaves_unchanged, check, describe, expect_tensor, expect_unchanged
 from .ground_truth import cpu64, expect_tensor_via, float64_ok, like
 
 A = ASSIGNMENT = "03"
@@ -365,23 +365,31 @@ def attention_weights_stability(ctx):
         _via_softmax(ctx, got, like(_weights_truth(X), X), "exact for long vectors (scores in the hundreds)", f"X {describe(X)} with integer entries up to 10", like(_scores(X), X), f"{A}.softmax.stability", "the scores X Xᵀ (in the hundreds)")
 
 
+def _leaves_X_unchanged(ctx, name):
+    """``name(X)`` leaves X the same (values and shape), for a matrix and a batch."""
+    for shape in [(4, 3), (2, 5, 3)]:
+        call_leaves_unchanged(ctx, name, [ctx.randn(*shape)], ["X"], prop="input left unchanged")
+
+
+def _keeps_float64(ctx, name, truth, shape):
+    """float64 in, float64 out (exact to 1e-10), where the device has float64."""
+    if not float64_ok(ctx):
+        return
+    X = ctx.randn(*shape, dtype=torch.float64)
+    _via_softmax(ctx, lambda: ctx.call(name, X.clone()), truth(X).to(ctx.device), "float64 input keeps float64", f"X {describe(X)}",
+                 _scores(X).to(ctx.device), f"{A}.softmax.dtype", "the float64 scores X Xᵀ", **F64)
+
+
 @check(f"{A}.attention_weights.unchanged", "attention_weights", ATTENTION_FORBIDDEN)
 def attention_weights_unchanged(ctx):
     """X is the same (values and shape) after the call."""
-    for shape in [(4, 3), (2, 5, 3)]:
-        X = ctx.randn(*shape)
-        before = X.clone()
-        ctx.call("attention_weights", X)
-        expect_unchanged(ctx, [("its input", X, before)], "input left unchanged", who="attention_weights", inputs=f"X {describe(before)}")
+    _leaves_X_unchanged(ctx, "attention_weights")
 
 
 @check(f"{A}.attention_weights.dtype", "attention_weights", ATTENTION_FORBIDDEN)
 def attention_weights_dtype(ctx):
     """float64 in, float64 out (exact to 1e-10)."""
-    if not float64_ok(ctx):
-        return
-    X = ctx.randn(3, 4, 2, dtype=torch.float64)
-    _via_softmax(ctx, lambda: ctx.call("attention_weights", X.clone()), _weights_truth(X).to(ctx.device), "float64 input keeps float64", f"X {describe(X)}", _scores(X).to(ctx.device), f"{A}.softmax.dtype", "the float64 scores X Xᵀ", **F64)
+    _keeps_float64(ctx, "attention_weights", _weights_truth, (3, 4, 2))
 
 
 # ================================================================ simple_self_attention
@@ -411,20 +419,13 @@ def simple_attention_stability(ctx):
 @check(f"{A}.simple_self_attention.unchanged", "simple_self_attention", ATTENTION_FORBIDDEN)
 def simple_attention_unchanged(ctx):
     """X is the same (values and shape) after the call."""
-    for shape in [(4, 3), (2, 5, 3)]:
-        X = ctx.randn(*shape)
-        before = X.clone()
-        ctx.call("simple_self_attention", X)
-        expect_unchanged(ctx, [("its input", X, before)], "input left unchanged", who="simple_self_attention", inputs=f"X {describe(before)}")
+    _leaves_X_unchanged(ctx, "simple_self_attention")
 
 
 @check(f"{A}.simple_self_attention.dtype", "simple_self_attention", ATTENTION_FORBIDDEN)
 def simple_attention_dtype(ctx):
     """float64 in, float64 out (exact to 1e-10)."""
-    if not float64_ok(ctx):
-        return
-    X = ctx.randn(2, 3, 5, dtype=torch.float64)
-    _via_softmax(ctx, lambda: ctx.call("simple_self_attention", X.clone()), _attention_truth(X).to(ctx.device), "float64 input keeps float64", f"X {describe(X)}", _scores(X).to(ctx.device), f"{A}.softmax.dtype", "the float64 scores X Xᵀ", **F64)
+    _keeps_float64(ctx, "simple_self_attention", _attention_truth, (2, 3, 5))
 
 
 # ================================================================ softmax_jacobian

@@ -494,10 +494,16 @@ def _restoring_pair(ctx, d, sq, sk, prop):
     return _number(ctx, got[0], prop, inputs), _number(ctx, got[1], prop, inputs)
 
 
+def _restoring_cases(ctx) -> list[tuple[int, float, float]]:
+    """The fixed cases, and one with a fresh d and fresh sigmas."""
+    sigma = lambda: round(0.1 + 3 * float(torch.rand((), generator=ctx.gen)), 3)  # noqa: E731
+    return RESTORING_CASES + [(ctx.randrange(1, 500), sigma(), sigma())]
+
+
 @check(f"{A}.restoring_scale.variance", "restoring_scale")
 def restoring_variance(ctx):
     """variance = d sigma_q^2 sigma_k^2 (closed form), for several d and sigmas."""
-    cases = RESTORING_CASES + [(ctx.randrange(1, 500), round(0.1 + 3 * float(torch.rand((), generator=ctx.gen)), 3), round(0.1 + 3 * float(torch.rand((), generator=ctx.gen)), 3))]
+    cases = _restoring_cases(ctx)
     for d, sq, sk in cases:
         variance, _ = _restoring_pair(ctx, d, sq, sk, "variance = Var(q·k)")
         truth, _ = _restoring_truth(d, sq, sk)
@@ -508,7 +514,7 @@ def restoring_variance(ctx):
 @check(f"{A}.restoring_scale.scale", "restoring_scale")
 def restoring_scale_value(ctx):
     """scale = 1 / sqrt(variance): closed form, and a Monte Carlo draw of scale · q·k has variance 1."""
-    cases = RESTORING_CASES + [(ctx.randrange(1, 500), round(0.1 + 3 * float(torch.rand((), generator=ctx.gen)), 3), round(0.1 + 3 * float(torch.rand((), generator=ctx.gen)), 3))]
+    cases = _restoring_cases(ctx)
     for d, sq, sk in cases:
         _, scale = _restoring_pair(ctx, d, sq, sk, "scale makes Var(scale · q·k) = 1")
         _, truth = _restoring_truth(d, sq, sk)

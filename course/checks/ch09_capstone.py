@@ -461,15 +461,20 @@ def tagger_padding(ctx):
 @check(f"{A}.TinyTagger.attention_path", "TinyTagger", ATTENTION_FORBIDDEN)
 def tagger_attention_path(ctx):
     """`attention` is the student's MultiHeadSelfAttention and perturbing attention.out_proj changes the logits."""
+    _logits_go_through(ctx, "attention", "MultiHeadSelfAttention", "attention.out_proj.weight",
+                       "the logits are computed through `attention` (perturbing attention.out_proj changes them)")
+
+
+def _logits_go_through(ctx, part, cls_name, perturbed, prop):
+    """``model.<part>`` is the student's ``cls_name``, and perturbing ``perturbed`` changes the logits."""
     for vocab, tags, d_model, heads, max_len in CONFIGS[:2]:
         model = _tagger(ctx, vocab, tags, d_model, heads, max_len)
         inputs = f"TinyTagger({vocab}, {tags}, {d_model}, {heads}, {max_len})"
-        kind = _type_name(_part(ctx, model, "attention", "your MultiHeadSelfAttention", inputs))
-        if kind.rsplit(".", 1)[-1] != "MultiHeadSelfAttention":
-            ctx.fail("the tagger's `attention` is your MultiHeadSelfAttention", f"model.attention is a {kind}", inputs)
+        kind = _type_name(_part(ctx, model, part, f"your {cls_name}", inputs))
+        if kind.rsplit(".", 1)[-1] != cls_name:
+            ctx.fail(f"the tagger's `{part}` is your {cls_name}", f"model.{part} is a {kind}", inputs)
         ids = ctx.randint(1, vocab, (2, 7))
-        _perturbed_logits_change(ctx, model, "attention.out_proj.weight", ids, tags, f"ids {describe(ids)}, {inputs}",
-                                 "the logits are computed through `attention` (perturbing attention.out_proj changes them)")
+        _perturbed_logits_change(ctx, model, perturbed, ids, tags, f"ids {describe(ids)}, {inputs}", prop)
 
 
 def _part(ctx, model, name, what, inputs):
@@ -514,15 +519,8 @@ def tagger_layers(ctx):
 @check(f"{A}.TinyTagger.encoding_path", "TinyTagger", ATTENTION_FORBIDDEN)
 def tagger_encoding_path(ctx):
     """`position` is the student's PositionalEncoding and perturbing position.pe changes the logits."""
-    for vocab, tags, d_model, heads, max_len in CONFIGS[:2]:
-        model = _tagger(ctx, vocab, tags, d_model, heads, max_len)
-        inputs = f"TinyTagger({vocab}, {tags}, {d_model}, {heads}, {max_len})"
-        kind = _type_name(_part(ctx, model, "position", "your PositionalEncoding", inputs))
-        if kind.rsplit(".", 1)[-1] != "PositionalEncoding":
-            ctx.fail("the tagger's `position` is your PositionalEncoding", f"model.position is a {kind}", inputs)
-        ids = ctx.randint(1, vocab, (2, 7))
-        _perturbed_logits_change(ctx, model, "position.pe", ids, tags, f"ids {describe(ids)}, {inputs}",
-                                 "word positions reach the logits through `position` (perturbing position.pe changes them)")
+    _logits_go_through(ctx, "position", "PositionalEncoding", "position.pe",
+                       "word positions reach the logits through `position` (perturbing position.pe changes them)")
 
 
 @check(f"{A}.TinyTagger.positions", "TinyTagger", ATTENTION_FORBIDDEN)
