@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import importlib
+import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 
@@ -37,6 +39,49 @@ class Clause:
             object.__setattr__(self, "checks", (self.id,))
         elif isinstance(self.checks, str):
             object.__setattr__(self, "checks", (self.checks,))
+
+
+_ITEM = re.compile(r"^- `(?P<id>[^`]+)`(?: \(graded with (?P<checks>[^)]*)\))?: (?P<text>.+)$")
+_CONSTANT = re.compile(r"\{\{([A-Z_][A-Z0-9_]*)(?::([^}]*))?\}\}")
+
+
+def contract_clauses(module_file: str, namespace: dict | None = None) -> list[Clause]:
+    """The clauses of a checks module, from the Markdown file beside it (``chNN_name.md`` next to
+    ``chNN_name.py``, or ``contract.md`` in a checks package): a ``## <name>`` heading per contract
+    name, then one list item per clause, the sentence the student reads::
+
+        ## softmax
+        - `03.softmax.values`: `softmax(x, dim)` equals ...
+        - `03.softmax.unchanged` (graded with `03.softmax.unchanged`, `03.softmax.values`): ...
+
+    ``{{NAME}}`` or ``{{NAME:spec}}`` in a sentence is the module's constant ``NAME`` (from
+    ``namespace``), formatted with ``spec``. An indented line continues the item above it."""
+    path = Path(module_file)
+    path = path.parent / "contract.md" if path.name == "__init__.py" else path.with_suffix(".md")
+    found: list[Clause] = []
+    target, item = None, None
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if line.startswith("## "):
+            target = line[3:].strip()
+        elif line.startswith("- "):
+            item = _ITEM.match(line)
+            if item is None or target is None:
+                raise ValueError(f"{path.name}:{number}: a clause line is '- `id`: sentence', under a '## name' heading")
+            checks = tuple(c.strip().strip("`") for c in (item["checks"] or "").split(",") if c.strip())
+            found.append(Clause(item["id"], target, _constants(item["text"], namespace or {}, path, number), checks))
+        elif line.startswith("  ") and line.strip() and found:
+            last = found.pop()
+            found.append(Clause(last.id, last.target, last.text + " " + _constants(line.strip(), namespace or {}, path, number), last.checks))
+    return found
+
+
+def _constants(text: str, namespace: dict, path: Path, number: int) -> str:
+    def value(match):
+        if match[1] not in namespace:
+            raise ValueError(f"{path.name}:{number}: no constant {match[1]} in the checks module")
+        return format(namespace[match[1]], match[2] or "")
+
+    return _CONSTANT.sub(value, text)
 
 
 REGISTRY: dict[str, Check] = {}

@@ -11,32 +11,13 @@ Each clause of ``CLAUSES`` is graded by the check of the same name.
 import torch
 import torch.nn.functional as F
 
-from autograder.checking import Clause, check, describe, expect_equal, expect_tensor
+from autograder.checking import check, contract_clauses, describe, expect_equal, expect_tensor
 
 A = ASSIGNMENT = "01"
 CONTRACT = ["build_vocab", "one_hot", "skipgram_pairs", "cbow_examples", "window_features", "sgns_loss"]
 WORDS = ["i", "saw", "a", "the", "cat", "dog", "sat", "on", "mat", "早", "上", "好", "ran", "can", "see"]
 
-CLAUSES = [
-    Clause("01.build_vocab.values", "build_vocab", "`build_vocab(tokens)` returns a `dict` (a subclass such as `OrderedDict` is fine) mapping each distinct token, any string, to an `int` id, `0, 1, 2, ...` in order of first occurrence."),
-    Clause("01.build_vocab.empty", "build_vocab", "an empty token list gives an empty dict."),
-    Clause("01.build_vocab.unchanged", "build_vocab", "leaves the token list unchanged."),
-    Clause("01.one_hot.values", "one_hot", "`one_hot(ids, vocab_size)` has shape `ids.shape + (vocab_size,)` for `ids` of any shape, with a single `1` at position `ids[...]` along the last dimension and zeros elsewhere, on the device of `ids`."),
-    Clause("01.one_hot.dtype", "one_hot", "the result is `float32`."),
-    Clause("01.one_hot.unchanged", "one_hot", "leaves `ids` unchanged (shape and values)."),
-    Clause("01.one_hot.errors", "one_hot", "raises `ValueError` when an id is negative or at least `vocab_size`, for `ids` of any shape."),
-    Clause("01.one_hot.builtin", "one_hot", "does not call `torch.nn.functional.one_hot`."),
-    Clause("01.skipgram_pairs.values", "skipgram_pairs", "`skipgram_pairs(ids, window)` returns a list of tuples `(ids[i], ids[j])`, centres `i` in order and for each the positions `j != i` with `|i - j| <= window` inside the sequence in increasing order, for any `window >= 0` (window 0 gives no pairs; a window longer than the sequence stops at its ends)."),
-    Clause("01.cbow_examples.values", "cbow_examples", "`cbow_examples(ids, window)` returns a list with one tuple `(context, ids[i])` per position `i` in order, `context` the list of the ids at positions `j != i` with `|i - j| <= window` inside the sequence in increasing order, for any `window >= 0`."),
-    Clause("01.window_features.values", "window_features", "`window_features(X, window)` for `X` of shape `(N, D)` has shape `(N, (2*window+1)*D)`; row `i` is `X[i-window], ..., X[i+window]` concatenated, with zero vectors at positions outside the sequence, for any `window >= 0` (window 0 gives `X`; a window wider than the sequence is allowed), on the device of `X`."),
-    Clause("01.window_features.dtype", "window_features", "the result has the dtype of `X` (`float64` stays `float64`)."),
-    Clause("01.window_features.unchanged", "window_features", "leaves `X` unchanged."),
-    Clause("01.sgns_loss.values", "sgns_loss", "`sgns_loss(centre, context, negatives)` with shapes `(..., D)`, `(..., D)`, `(..., K, D)` returns one loss per example, shape `(...)`, equal to $-\\log\\sigma(u_o \\cdot v_c) - \\sum_{k=1}^{K} \\log\\sigma(-u_k \\cdot v_c)$, for any number of leading dimensions (none included) and any `K >= 1`, on the inputs' device."),
-    Clause("01.sgns_loss.stable", "sgns_loss", "is finite for scores as large as a few hundred in absolute value, in `float32`."),
-    Clause("01.sgns_loss.dtype", "sgns_loss", "the result has the dtype of the inputs (`float64` stays `float64`)."),
-    Clause("01.sgns_loss.unchanged", "sgns_loss", "leaves `centre`, `context` and `negatives` unchanged."),
-    Clause("01.sgns_loss.gradients", "sgns_loss", "is differentiable: the gradient of the summed losses reaches `centre`, `context` and `negatives`."),
-]
+CLAUSES = contract_clauses(__file__, globals())
 
 
 def _random_tokens(ctx, n, alphabet_size):

@@ -19,47 +19,13 @@ import math
 
 import torch
 
-from autograder.checking import Clause, call_leaves_unchanged, check, describe, expect_tensor, expect_unchanged
+from autograder.checking import call_leaves_unchanged, check, contract_clauses, describe, expect_tensor, expect_unchanged
 from .ground_truth import cpu64, expect_tensor_via, float64_ok, like
 
 A = ASSIGNMENT = "03"
 CONTRACT = ["softmax", "softmax_with_temperature", "entropy", "attention_weights", "simple_self_attention", "softmax_jacobian"]
 
-CLAUSES = [
-    Clause(f"{A}.softmax.values", "softmax", "`softmax(x, dim)` equals $e^{x_i} / \\sum_j e^{x_j}$ along `dim` (given by position or by keyword) for a tensor of any shape, e.g. along `dim=0` of a `(2, 3, 4)` batch, with the shape of `x`."),
-    Clause(f"{A}.softmax.default_dim", "softmax", "`dim` defaults to the last dimension."),
-    Clause(f"{A}.softmax.unchanged", "softmax", "`x` is left unchanged (no in-place operation on the input, also when it holds `-inf`)."),
-    Clause(f"{A}.softmax.dtype", "softmax", "the result keeps the dtype of `x`: float32, float64 and bfloat16 in, the same dtype out."),
-    Clause(f"{A}.softmax.device", "softmax", "the result is on the device of `x` (no tensor created on the CPU, no `.cpu()`)."),
-    Clause(f"{A}.softmax.stability", "softmax", "exact, without `NaN`, for scores near $1000$ or $-1000$, for slices far apart from each other (each slice subtracts its own maximum) and for huge spreads."),
-    Clause(f"{A}.softmax.masked", "softmax", "an entry equal to `-inf` gets weight exactly 0, and a slice that is all `-inf` gives all zeros, never `NaN`."),
-    Clause(f"{A}.softmax_with_temperature.values", "softmax_with_temperature", "`softmax_with_temperature(x, temperature, dim=-1)` equals `softmax(x / temperature)` along `dim` (default the last one), also for tiny temperatures (a one-hot result, no `NaN`) and huge ones (uniform)."),
-    Clause(f"{A}.softmax_with_temperature.errors", "softmax_with_temperature", "raises `ValueError` when `temperature <= 0`."),
-    Clause(f"{A}.softmax_with_temperature.unchanged", "softmax_with_temperature", "`x` is left unchanged."),
-    Clause(f"{A}.softmax_with_temperature.dtype", "softmax_with_temperature", "the result keeps the dtype of `x` (float64 stays float64)."),
-    Clause(f"{A}.softmax_with_temperature.device", "softmax_with_temperature", "the result is on the device of `x`."),
-    Clause(f"{A}.entropy.values", "entropy", "`entropy(p, dim)` equals $-\\sum_i p_i \\log p_i$ in nats along `dim` (by position or keyword), so the result has the shape of `p` without `dim`; the uniform distribution over $n$ gives $\\log n$."),
-    Clause(f"{A}.entropy.default_dim", "entropy", "`dim` defaults to the last dimension."),
-    Clause(f"{A}.entropy.zeros", "entropy", "entries equal to 0 contribute 0 ($0 \\log 0 = 0$), never `NaN`: a one-hot distribution has entropy 0."),
-    Clause(f"{A}.entropy.unchanged", "entropy", "`p` is left unchanged."),
-    Clause(f"{A}.entropy.dtype", "entropy", "the result keeps the dtype of `p` (float64 stays float64)."),
-    Clause(f"{A}.entropy.device", "entropy", "the result is on the device of `p`."),
-    Clause(f"{A}.attention_weights.values", "attention_weights", "`attention_weights(X)` for `X` of shape `(..., N, D)` equals $\\operatorname{softmax}(X X^\\top)$ over the last dimension, shape `(..., N, N)`, for one sentence and for batches."),
-    Clause(f"{A}.attention_weights.stability", "attention_weights", "exact, without `NaN`, for long vectors (scores in the hundreds)."),
-    Clause(f"{A}.attention_weights.unchanged", "attention_weights", "`X` is left unchanged (values and shape)."),
-    Clause(f"{A}.attention_weights.dtype", "attention_weights", "the result keeps the dtype of `X` (float64 stays float64)."),
-    Clause(f"{A}.attention_weights.device", "attention_weights", "the result is on the device of `X`."),
-    Clause(f"{A}.simple_self_attention.values", "simple_self_attention", "`simple_self_attention(X)` for `X` of shape `(..., N, D)` returns the one tensor $\\operatorname{softmax}(X X^\\top)\\, X$ of shape `(..., N, D)`, for one sentence and for batches."),
-    Clause(f"{A}.simple_self_attention.stability", "simple_self_attention", "exact, without `NaN`, for long vectors (scores in the hundreds): long orthogonal tokens return themselves."),
-    Clause(f"{A}.simple_self_attention.unchanged", "simple_self_attention", "`X` is left unchanged (values and shape)."),
-    Clause(f"{A}.simple_self_attention.dtype", "simple_self_attention", "the result keeps the dtype of `X` (float64 stays float64)."),
-    Clause(f"{A}.simple_self_attention.device", "simple_self_attention", "the result is on the device of `X`."),
-    Clause(f"{A}.softmax_jacobian.values", "softmax_jacobian", "`softmax_jacobian(x)` for `x` of shape `(..., n)` returns `J` of shape `(..., n, n)` with `J[..., i, j]` $= \\partial s_i / \\partial x_j = s_i (\\delta_{ij} - s_j)$, $s = \\operatorname{softmax}(x)$ over the last dimension (compared with autograd), for one vector and for batches."),
-    Clause(f"{A}.softmax_jacobian.stability", "softmax_jacobian", "exact, without `NaN`, for large logits such as `[1000, 999, 998]`."),
-    Clause(f"{A}.softmax_jacobian.unchanged", "softmax_jacobian", "`x` is left unchanged."),
-    Clause(f"{A}.softmax_jacobian.dtype", "softmax_jacobian", "the result keeps the dtype of `x` (float64 stays float64)."),
-    Clause(f"{A}.softmax_jacobian.device", "softmax_jacobian", "the result is on the device of `x` (also any matrix you build, such as an identity)."),
-]
+CLAUSES = contract_clauses(__file__, globals())
 
 SOFTMAX_FORBIDDEN = (
     "torch.softmax",

@@ -16,7 +16,7 @@ import math
 
 import torch
 
-from autograder.checking import Clause, call_leaves_unchanged, check, describe, expect_dtype, expect_tensor
+from autograder.checking import call_leaves_unchanged, check, contract_clauses, describe, expect_dtype, expect_tensor
 from .ground_truth import cpu64, float64_ok, like
 
 A = ASSIGNMENT = "04"
@@ -24,39 +24,7 @@ CONTRACT = ["project_qkv", "dot_product_scores", "additive_scores", "attend", "s
 
 ATTENTION_FORBIDDEN = ("torch.nn.functional.scaled_dot_product_attention", "torch.nn.MultiheadAttention")
 
-CLAUSES = [
-    Clause("04.project_qkv.values", "project_qkv",
-           "`project_qkv(X, W_q, W_k, W_v)` returns `X @ W_q`, `X @ W_k`, `X @ W_v` in that order, of shapes `(..., N, d_k)`, `(..., N, d_k)`, `(..., N, d_v)`, for `X` of shape `(..., N, d_in)` with any number of leading dimensions (also none)."),
-    Clause("04.project_qkv.tuple", "project_qkv", "the result is a Python `tuple` of three tensors (not a list)."),
-    Clause("04.project_qkv.dtype_device", "project_qkv", "float64 inputs give float64 results, and the results are on the device of `X`."),
-    Clause("04.project_qkv.unchanged", "project_qkv", "`X`, `W_q`, `W_k` and `W_v` are left unchanged (no in-place operation on an input)."),
-    Clause("04.dot_product_scores.values", "dot_product_scores",
-           "`dot_product_scores(Q, K)` returns `S` of shape `(..., Nq, Nk)` with `S[..., i, j] = Q[..., i, :] · K[..., j, :]`, unscaled (no $1/\\sqrt{d}$), for any number of leading dimensions and `Nq` different from `Nk`."),
-    Clause("04.dot_product_scores.dtype_device", "dot_product_scores", "float64 inputs give a float64 result, on the device of `Q`."),
-    Clause("04.dot_product_scores.unchanged", "dot_product_scores", "`Q` and `K` are left unchanged."),
-    Clause("04.additive_scores.values", "additive_scores",
-           "`additive_scores(Q, K, w)` returns `S` of shape `(..., Nq, Nk)` with `S[..., i, j] = w · tanh(Q[..., i, :] + K[..., j, :])`, for `w` of shape `(d,)`, any number of leading dimensions and `Nq` different from `Nk`."),
-    Clause("04.additive_scores.saturation", "additive_scores",
-           "inputs with entries in the hundreds give finite scores, bounded by $\\sum_m |w_m|$ (the tanh saturates; it does not overflow)."),
-    Clause("04.additive_scores.dtype_device", "additive_scores", "float64 inputs give a float64 result, on the device of `Q`."),
-    Clause("04.additive_scores.unchanged", "additive_scores", "`Q`, `K` and `w` are left unchanged (no in-place `unsqueeze_` or similar on an input)."),
-    Clause("04.attend.values", "attend",
-           "`attend(scores, V)` returns the tuple `(output, weights)`: `weights = softmax(scores)` over the keys (the last dimension), shape `(..., Nq, Nk)`, and `output = weights @ V`, shape `(..., Nq, d_v)`, for any leading dimensions (also a single key)."),
-    Clause("04.attend.stable", "attend", "scores in the thousands give the same weights and output as the same scores shifted down by a constant (a numerically stable softmax: no overflow, no NaN)."),
-    Clause("04.attend.masked", "attend", "a score of `-inf` gives its key weight exactly 0, with no NaN in the weights or the output (some keys of a row may be `-inf`, not all)."),
-    Clause("04.attend.dtype_device", "attend", "float64 inputs give float64 results, on the device of `scores`."),
-    Clause("04.attend.unchanged", "attend", "`scores` and `V` are left unchanged (no in-place subtraction of the maximum, for instance)."),
-    Clause("04.self_attention.values", "self_attention",
-           "`self_attention(X, W_q, W_k, W_v)` returns only the output $\\operatorname{softmax}\\big((X W_q)(X W_k)^\\top\\big) X W_v$ (unscaled, softmax over the keys), shape `(..., N, d_v)`, for any number of leading dimensions."),
-    Clause("04.self_attention.stable", "self_attention", "scores in the hundreds give a finite output, exactly zero when `W_v = 0` (a numerically stable softmax)."),
-    Clause("04.self_attention.dtype_device", "self_attention", "float64 inputs give a float64 result, on the device of `X`."),
-    Clause("04.self_attention.unchanged", "self_attention", "`X`, `W_q`, `W_k` and `W_v` are left unchanged."),
-    Clause("04.successor_projections.shapes", "successor_projections",
-           "`successor_projections(n, d_k)` returns a tuple `(W_q, W_k)` of two float32 tensors of shape `(n, d_k)`."),
-    Clause("04.successor_projections.successor", "successor_projections",
-           "for every `n` from 2 to 32 and every `d_k` from 2 to 40, with one-hot inputs `X = torch.eye(n)`, each row `i` of `softmax((X W_q)(X W_k)^T)` gives weight at least 0.9 to its successor `(i + 1) % n` (the last token's successor is token 0)."),
-    Clause("04.successor_projections.errors", "successor_projections", "raises `ValueError` when `n < 2` or `d_k < 2`."),
-]
+CLAUSES = contract_clauses(__file__, globals())
 
 # (batch dims, N, d_in, d_k, d_v)
 LAYER_SHAPES = [((), 5, 4, 3, 2), ((), 4, 4, 4, 4), ((2,), 6, 5, 3, 4), ((3, 2), 4, 3, 2, 5), ((), 1, 3, 2, 2)]

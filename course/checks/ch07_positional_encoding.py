@@ -14,7 +14,7 @@ import math
 
 import torch
 
-from autograder.checking import Clause, check, describe, expect_dtype, expect_tensor
+from autograder.checking import check, contract_clauses, describe, expect_dtype, expect_tensor
 
 A = ASSIGNMENT = "07"
 CONTRACT = [
@@ -26,63 +26,7 @@ CONTRACT = [
     "apply_rope",
 ]
 
-CLAUSES = [
-    Clause(f"{A}.normalized_positions.values", "normalized_positions",
-           "`normalized_positions(n)` has shape `(n,)` and holds $i/(n-1)$ for $i = 0, \\dots, n-1$: the first token at 0, the last at 1, evenly spaced."),
-    Clause(f"{A}.normalized_positions.single", "normalized_positions",
-           "`normalized_positions(1)` is `[0.]` (a single token sits at 0, never NaN)."),
-    Clause(f"{A}.normalized_positions.dtype", "normalized_positions",
-           "`normalized_positions(n)` is a `float32` tensor."),
-    Clause(f"{A}.normalized_positions.errors", "normalized_positions",
-           "`normalized_positions(n)` raises `ValueError` when $n < 1$."),
-    Clause(f"{A}.integer_positions.values", "integer_positions",
-           "`integer_positions(n)` has shape `(n,)` and holds $1, 2, \\dots, n$."),
-    Clause(f"{A}.integer_positions.dtype", "integer_positions",
-           "`integer_positions(n)` is an `int64` tensor."),
-    Clause(f"{A}.integer_positions.errors", "integer_positions",
-           "`integer_positions(n)` raises `ValueError` when $n < 1$."),
-    Clause(f"{A}.sinusoidal_positional_encoding.values", "sinusoidal_positional_encoding",
-           "`sinusoidal_positional_encoding(num_positions, d_model)` has shape `(num_positions, d_model)`, with "
-           "$\\sin(p/10000^{2i/d_{\\text{model}}})$ in column $2i$ and $\\cos$ of the same angle in column $2i+1$ of row $p$."),
-    Clause(f"{A}.sinusoidal_positional_encoding.dtype", "sinusoidal_positional_encoding",
-           "`sinusoidal_positional_encoding` returns a `float32` tensor."),
-    Clause(f"{A}.sinusoidal_positional_encoding.errors", "sinusoidal_positional_encoding",
-           "`sinusoidal_positional_encoding` raises `ValueError` when `d_model` is odd."),
-    Clause(f"{A}.PositionalEncoding.buffer", "PositionalEncoding",
-           "`PositionalEncoding` stores the encoding with `register_buffer(\"pe\", ...)`: a registered buffer, not a parameter and not a plain attribute."),
-    Clause(f"{A}.PositionalEncoding.buffer_values", "PositionalEncoding",
-           "The buffer `pe` has shape `(max_len, d_model)` and holds the sinusoidal encoding of positions $0, \\dots$, `max_len - 1` "
-           "(its floating dtype is your choice)."),
-    Clause(f"{A}.PositionalEncoding.forward", "PositionalEncoding",
-           "With dropout 0 (the default), `forward(x)` for `x` of shape `(B, N, d_model)` returns `x + pe[:N]` on the device of `x` (the module moved there with `.to(device)`), for every `N` up to and including `max_len`."),
-    Clause(f"{A}.PositionalEncoding.dtype", "PositionalEncoding",
-           "The output of `forward` has the dtype of `x` (`float32` and `float64` inputs)."),
-    Clause(f"{A}.PositionalEncoding.unchanged", "PositionalEncoding",
-           "`forward(x)` leaves `x` unchanged (no in-place addition to the input)."),
-    Clause(f"{A}.PositionalEncoding.dropout", "PositionalEncoding",
-           "Dropout acts on `x + pe[:N]`: in training mode each entry is 0 or $(x + PE)/(1-p)$, about a fraction $p$ of them 0; in eval mode nothing is dropped."),
-    Clause(f"{A}.PositionalEncoding.errors", "PositionalEncoding",
-           "`forward(x)` raises `ValueError` when `N > max_len`."),
-    Clause(f"{A}.relative_position_matrix.values", "relative_position_matrix",
-           "`relative_position_matrix(k, d_model)` is the `(d_model, d_model)` block-diagonal matrix with block "
-           "$\\begin{pmatrix}\\cos k\\omega_i & \\sin k\\omega_i\\\\ -\\sin k\\omega_i & \\cos k\\omega_i\\end{pmatrix}$ on the pair $(2i, 2i+1)$, "
-           "so that $PE_{p+k} = M_k PE_p$ for every $p$ and every integer $k$ (negative and 0 included)."),
-    Clause(f"{A}.relative_position_matrix.dtype", "relative_position_matrix",
-           "`relative_position_matrix` returns a `float32` tensor."),
-    Clause(f"{A}.apply_rope.values", "apply_rope",
-           "`apply_rope(x)` for `x` of shape `(..., N, d)` (any number of leading dimensions) returns a tensor of the same shape "
-           "whose token $n$ has each pair $(x_{2i}, x_{2i+1})$ rotated by the angle $n\\,\\omega_i$, $\\omega_i = 10000^{-2i/d}$: "
-           "$(x_{2i}\\cos n\\omega_i - x_{2i+1}\\sin n\\omega_i,\\; x_{2i}\\sin n\\omega_i + x_{2i+1}\\cos n\\omega_i)$."),
-    Clause(f"{A}.apply_rope.dtype", "apply_rope",
-           "`apply_rope(x)` returns the dtype of `x` (`float32` and `float64` inputs)."),
-    Clause(f"{A}.apply_rope.device", "apply_rope",
-           "`apply_rope(x)` returns its result on the device of `x`, and any tensor it creates lives there too "
-           "(probed with a `meta` tensor standing in for a GPU)."),
-    Clause(f"{A}.apply_rope.unchanged", "apply_rope",
-           "`apply_rope(x)` leaves `x` unchanged (a new tensor, no in-place operation on the input)."),
-    Clause(f"{A}.apply_rope.errors", "apply_rope",
-           "`apply_rope(x)` raises `ValueError` when the last dimension of `x` is odd."),
-]
+CLAUSES = contract_clauses(__file__, globals())
 
 
 def sinusoid_truth(num_positions: int, d_model: int, dtype=torch.float64) -> torch.Tensor:

@@ -53,9 +53,9 @@ def secret_lines(root: Path) -> dict[str, str]:
             elif "BEGIN HIDDEN TESTS" in cell.source:
                 hidden = cell.source.split("### BEGIN HIDDEN TESTS", 1)[1]
                 found.update((line, f"{a}: hidden tests {meta.get('grade_id')}") for line in _lines(hidden))
-    for path in sorted((root / "course" / "checks").glob("*.py")):
+    for path in sorted((root / "course" / "checks").rglob("*.py")):
         code = [line for line in path.read_text(encoding="utf-8").splitlines() if not line.lstrip().startswith(("#", "import ", "from "))]
-        found.update((line, f"course/checks/{path.name}") for line in _lines("\n".join(code)))
+        found.update((line, f"course/checks/{path.relative_to(root / 'course' / 'checks')}") for line in _lines("\n".join(code)))
     return {line: where for line, where in found.items() if line not in public}
 
 
