@@ -6,10 +6,10 @@ and "the hidden tests" mean the same thing everywhere (restoring the instructor'
 executing, scoring, the gradebook, feedback).
 
     role      nbgrader metadata                        who writes it   graded
-    TEST      grade, not solution, code                instructor      by running it
     ANSWER    solution, not grade                      student         through the test cells
     MANUAL    solution and grade (markdown or code)    student         by hand (formgrader)
-    TASK      task                                     instructor      by hand
+    TASK      task, not solution                       instructor      by hand
+    TEST      grade, not solution, code                instructor      by running it
     LOCKED    locked (none of the above)               instructor      no
     FREE      no nbgrader role                         anyone          no
 """
@@ -47,10 +47,10 @@ def nbgrader_meta(cell) -> dict:
 
 def role_of(meta: dict, cell_type: str) -> Role:
     """The role nbgrader metadata ``meta`` gives a cell of ``cell_type``."""
+    if meta.get("solution"):  # what nbgrader's own is_solution / is_locked decide first
+        return Role.MANUAL if meta.get("grade") else Role.ANSWER
     if meta.get("task"):
         return Role.TASK
-    if meta.get("solution"):
-        return Role.MANUAL if meta.get("grade") else Role.ANSWER
     if meta.get("grade") and cell_type == "code":
         return Role.TEST
     if meta.get("locked") or meta.get("grade"):  # a graded markdown cell that is no answer: read-only
@@ -69,6 +69,11 @@ def is_test_cell(cell) -> bool:
 def is_protected(cell) -> bool:
     """The instructor's cells: restored from the instructor's notebook whatever the student did."""
     return cell_role(cell) in (Role.TEST, Role.TASK, Role.LOCKED)
+
+
+def is_answer(cell) -> bool:
+    """A cell the student writes (graded through the test cells, or by hand)."""
+    return cell_role(cell) in (Role.ANSWER, Role.MANUAL)
 
 
 def is_autograded(cell) -> bool:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import nbformat
 
-from .cells import GradedCell, graded_cells, nbgrader_meta, strip_hidden  # noqa: F401 - the course's cells, read the one way
+from .cells import GradedCell, graded_cells, is_answer, nbgrader_meta, strip_hidden  # noqa: F401 - the course's cells, read the one way
 
 
 def _default_root() -> Path:
@@ -63,11 +63,11 @@ _SOLUTION_MARKERS = re.compile(r"^[ \t]*### (BEGIN|END) SOLUTION[ \t]*\n", re.M)
 def reference_submission(assignment: str, root: Path = COURSE_ROOT) -> nbformat.NotebookNode:
     """The released student notebook with every answer cell filled in from solutions/
     (code as a student would type it, without the solution markers): an honest, perfect submission."""
-    answers = {nbgrader_meta(c).get("grade_id"): c.source for c in read(source_path(assignment, root)).cells if nbgrader_meta(c).get("solution")}
+    answers = {nbgrader_meta(c).get("grade_id"): c.source for c in read(source_path(assignment, root)).cells if is_answer(c)}
     nb = read(release_path(assignment, root))
     for cell in nb.cells:
         gid = nbgrader_meta(cell).get("grade_id")
-        if nbgrader_meta(cell).get("solution") and gid in answers:
+        if is_answer(cell) and gid in answers:
             src = answers[gid]
             cell.source = _SOLUTION_MARKERS.sub("", src if src.endswith("\n") else src + "\n") if cell.cell_type == "code" else src
     return nb

@@ -8,7 +8,8 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .coursedir import COURSE_ROOT, graded_cells, nbgrader_meta, read, source_path
+from .cells import graded_cells, is_autograded, nbgrader_meta
+from .coursedir import COURSE_ROOT, read, source_path
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -73,7 +74,7 @@ def score_executed(nb, assignment: str) -> Report:
         if not meta.get("grade"):
             continue
         max_points = float(meta.get("points", 0))
-        if cell.cell_type == "code" and not meta.get("solution"):
+        if is_autograded(cell):
             reason = failure_reason(cell.get("outputs", []))
             if not reason and cell.get("execution_count") is None:
                 reason = "did not run (an earlier cell stopped the notebook)"
