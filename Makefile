@@ -19,7 +19,7 @@ CHROMEDRIVER := /usr/bin/chromedriver
 CJKFONT := /usr/share/fonts/truetype/wqy/wqy-microhei.ttc
 BOOK_FLAGS := --warningiserror --keep-going
 
-.PHONY: book test release workspace course-edition clean gpu-check timings venv serve bench-book bench-grading vendor-thebe
+.PHONY: book test release workspace course-edition clean gpu-check timings venv serve bench-book bench-grading vendor-thebe vendor-vega
 
 venv: $(RUNTIME)
 
@@ -135,3 +135,21 @@ vendor-thebe:
 	  && cp package/lib/*.js package/lib/thebe.css package/lib/*.LICENSE.txt $(CURDIR)/book/_static/thebe/ && rm -rf $$tmp
 	sed -i '/^\/\/# sourceMappingURL=/d' book/_static/thebe/*.js
 	printf 'thebe %s (BSD-3-Clause), from the npm registry by `make vendor-thebe`:\nthe files of its lib/ folder without source maps. Third-party licences: *.LICENSE.txt.\n' $(THEBE_VERSION) > book/_static/thebe/VENDORED.txt
+
+# Refresh the vendored Vega-Lite stack (book/_static/vega/) from the npm registry: the
+# interactive figures (course/figures.py) are Vega-Lite specs drawn by vega-embed in the page.
+# VEGALITE_VERSION matches the schema of the pinned altair (altair.SCHEMA_VERSION).
+VEGA_VERSION := 6.4.0
+VEGALITE_VERSION := 6.4.1
+VEGAEMBED_VERSION := 7.3.0
+vendor-vega:
+	rm -rf book/_static/vega && mkdir -p book/_static/vega
+	tmp=$$(mktemp -d) && cd $$tmp \
+	  && for p in vega@$(VEGA_VERSION) vega-lite@$(VEGALITE_VERSION) vega-embed@$(VEGAEMBED_VERSION); do \
+	       name=$${p%@*}; mkdir $$name && npm pack --silent $$p >/dev/null && tar xzf $$name-$${p#*@}.tgz -C $$name \
+	       && cp $$name/package/build/$$name.min.js $(CURDIR)/book/_static/vega/ \
+	       && cp $$name/package/LICENSE $(CURDIR)/book/_static/vega/$$name.LICENSE.txt || exit 1; done \
+	  && rm -rf $$tmp
+	sed -i '/^\/\/# sourceMappingURL=/d' book/_static/vega/*.js
+	printf 'vega %s, vega-lite %s and vega-embed %s (BSD-3-Clause each: *.LICENSE.txt), from the npm\nregistry by `make vendor-vega`: the minified browser build of each, without source maps.\n' \
+	  $(VEGA_VERSION) $(VEGALITE_VERSION) $(VEGAEMBED_VERSION) > book/_static/vega/VENDORED.txt

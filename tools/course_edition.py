@@ -11,7 +11,7 @@ the gradebook stay with the instructor, and students receive only the released
 assignments. The course edition is that release as a repository and a book:
 
 * the chapter pages, the generated exercises, and the course helpers the pages import
-  (``course/pages.py``, the capstone's data ``course/tagging_data.py`` and its graded run's
+  (``course/pages.py``, the interactive figures ``course/figures.py``, the capstone's data ``course/tagging_data.py`` and its graded run's
   baselines ``course/capstone.py``);
 * not ``solutions/``, not ``course/checks/``, not the authoring helpers, not the grading
   package ``autograder/``, and no book page or table-of-contents entry for solutions;
@@ -37,7 +37,7 @@ import yaml
 from autograder.pipeline.coursedir import COURSE_ROOT, RELEASE_DIR, SOURCE_DIR
 
 COPIED = ["book", RELEASE_DIR, "requirements.txt", "LICENSE", "binder", ".gitignore"]
-COURSE_FILES = ["course/__init__.py", "course/pages.py", "course/tagging_data.py", "course/capstone.py"]
+COURSE_FILES = ["course/__init__.py", "course/pages.py", "course/figures.py", "course/tagging_data.py", "course/capstone.py"]
 IGNORED = shutil.ignore_patterns("_build", "__pycache__", ".ipynb_checkpoints", "*.pyc")
 OPEN_BLOCK = re.compile(r"^% open-edition:begin[^\n]*\n.*?^% open-edition:end[^\n]*\n", re.S | re.M)
 REPLACEMENTS = {
