@@ -15,7 +15,8 @@ Registered in `_config.yml` (`sphinx.local_extensions`). What it does:
   section; an alt given in the cell's metadata (`mystnb: image: alt:`) wins;
 * on pages with interactive figures (`course.figures.interactive_figure`), loads the
   vendored vega, vega-lite and vega-embed (`_static/vega/`) and `course-figures.js`, once
-  per page whatever the number of figures, and on no other page.
+  per page whatever the number of figures, and on no other page;
+* ships the Chinese glyphs the book uses as a subset web font (`cjkfont.py`).
 """
 from __future__ import annotations
 
@@ -199,6 +200,7 @@ def _page_context(app: Sphinx, pagename: str, templatename: str, context: dict, 
 
 
 def setup(app: Sphinx) -> dict:
+    app.setup_extension("cjkfont")  # book/_ext/cjkfont.py: the Chinese glyphs as a web font
     app.connect("builder-inited", _add_static)
     app.connect("config-inited", _theme_defaults)
     app.connect("doctree-read", _alt_text)
