@@ -3,6 +3,7 @@
 #   make test     install the test tools and run the whole suite
 #   make release  regenerate exercises/ from solutions/ with nbgrader
 #   make workspace  your own copies of the exercises in work/ (git-ignored)
+#   make check NB=work/<id>/<id>.ipynb  check one notebook with the hidden tests (UNSAFE=1: no sandbox)
 #   make course-edition DEST=dir  the student edition for a graded class (no solutions, no hidden tests)
 #   make clean    remove builds and nbgrader's working state (keeps .venv)
 #   make serve    serve the built book on localhost with a local Jupyter kernel for live code
@@ -19,7 +20,7 @@ CHROMEDRIVER := /usr/bin/chromedriver
 CJKFONT := /usr/share/fonts/truetype/wqy/wqy-microhei.ttc
 BOOK_FLAGS := --warningiserror --keep-going
 
-.PHONY: book test release workspace course-edition clean gpu-check timings venv serve bench-book bench-grading vendor-thebe vendor-vega
+.PHONY: book test release workspace check course-edition clean gpu-check timings venv serve bench-book bench-grading vendor-thebe vendor-vega
 
 venv: $(RUNTIME)
 
@@ -95,6 +96,15 @@ course-edition: $(RUNTIME)
 # Your own copies of the exercises in work/ (git-ignored; never overwritten by a second run).
 workspace: $(RUNTIME)
 	$(BIN)/python -m tools.workspace
+
+# One notebook against the hidden tests, with the course's own Python (no activated venv needed):
+#   make check NB=work/03-softmax/03-softmax.ipynb
+# in the grading sandbox (bubblewrap); UNSAFE=1 runs it without one (your own code: fine).
+check: $(RUNTIME)
+	@test -n "$(NB)" || { echo "usage: make check NB=work/<id>/<id>.ipynb   (UNSAFE=1: without the sandbox)" >&2; exit 2; }
+	@$(BIN)/python -m autograder check $(if $(UNSAFE),--unsafe) "$(NB)"; status=$$?; \
+	  if [ $$status -eq 2 ] && [ -z "$(UNSAFE)" ]; then echo "(to check your own notebook without the sandbox: make check NB=$(NB) UNSAFE=1)" >&2; fi; \
+	  exit $$status
 
 # Executes every book page and solution notebook on CUDA; fails without a GPU.
 gpu-check: $(RUNTIME)

@@ -29,6 +29,7 @@
     window
       .vegaEmbed(view, spec, { actions: false, renderer: "svg" })
       .then((result) => {
+        nameRadioGroups(figure);
         figure.courseView = result.view;
         figure.dataset.state = "ready";
       })
@@ -36,6 +37,19 @@
         figure.dataset.state = "failed";
         console.error("course-figures:", error);
       });
+  }
+
+  /* Vega labels each range and select by wrapping it in a <label>; a group of radio
+   * buttons gets its name here, for screen readers (arrow keys move within the group). */
+  function nameRadioGroups(figure) {
+    figure.querySelectorAll(".vega-bind").forEach((bind) => {
+      const name = bind.querySelector(".vega-bind-name");
+      const radios = bind.querySelector(".vega-bind-radio");
+      if (name && radios) {
+        radios.setAttribute("role", "radiogroup");
+        radios.setAttribute("aria-label", name.textContent.trim());
+      }
+    });
   }
 
   function drawAll(root) {
