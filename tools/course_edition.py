@@ -46,6 +46,18 @@ examples as you go. Your instructor grades the submitted notebooks with further 
 tests; this edition of the course publishes neither those tests nor the solutions.
 """,
     "book/execution-status.md": "",
+    "book/students.md": """## 3. Hand it in
+
+The test cell under each answer checks it on a small example as you go. Your
+instructor grades the submitted notebooks with further hidden tests; this edition of
+the course publishes neither those tests nor the solutions. Hand the notebook in the
+way your instructor asks, under its own name. Before you do, run it from the top
+(*Kernel > Restart Kernel and Run All Cells*): the grader runs every cell in order in a
+fresh kernel, so a function defined only in a deleted cell is missing there. Keep your
+code in the answer cells (edits to locked and test cells are replaced by the originals),
+return results rather than printing them, and keep the names and parameters the
+instructions give.
+""",
 }
 
 README = """# {title}: course edition

@@ -16,7 +16,8 @@ Registered in `_config.yml` (`sphinx.local_extensions`). What it does:
 * on pages with interactive figures (`course.figures.interactive_figure`), loads the
   vendored vega, vega-lite and vega-embed (`_static/vega/`) and `course-figures.js`, once
   per page whatever the number of figures, and on no other page;
-* ships the Chinese glyphs the book uses as a subset web font (`cjkfont.py`).
+* ships the Chinese glyphs the book uses as a subset web font (`cjkfont.py`);
+* starts every exercise page with a link to the student guide (`book/students.md`).
 """
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ import re
 from pathlib import Path
 
 from docutils import nodes
+from sphinx.addnodes import pending_xref
 from sphinx.application import Sphinx
 
 from course.figures import VEGA_SCRIPTS  # the vendored scripts a page with an interactive figure loads
@@ -33,6 +35,8 @@ from course.figures import VEGA_SCRIPTS  # the vendored scripts a page with an i
 STATIC = Path(__file__).resolve().parent.parent / "_static"
 FIGURE_MARK = 'class="course-interactive"'
 CHAPTER = re.compile(r"^book/(\d\d-[\w-]+)$")
+EXERCISE = re.compile(r"^exercises/([\w-]+)/\1$")
+STUDENT_GUIDE = "/book/students"
 
 # Calls and keywords whose string arguments are figure titles.
 _TITLE_CALLS = {"set_title", "suptitle", "title"}
@@ -153,6 +157,21 @@ def _alt_text(app: Sphinx, doctree: nodes.document) -> None:
                 img["alt"] = f"Figure drawn by the code cell above{where}"
 
 
+def _student_guide_link(app: Sphinx, doctree: nodes.document) -> None:
+    """Every exercise page starts with a link to the student guide (book/students.md)."""
+    if not EXERCISE.match(app.env.docname) or not (Path(app.srcdir) / "book" / "students.md").is_file():
+        return
+    section = next(iter(doctree.findall(nodes.section)), None)
+    if section is None:
+        return
+    link = pending_xref("", nodes.inline("", "student guide"), refdomain="std", reftype="doc",
+                        reftarget=STUDENT_GUIDE, refexplicit=True, refdoc=app.env.docname)
+    note = nodes.paragraph("", "", nodes.Text("New to the course? The "), link,
+                           nodes.Text(" says how to get your own copy of this notebook, check it, and read a failed check."),
+                           classes=["course-student-guide"])
+    section.insert(1, note)
+
+
 def _iter_buttons(buttons):
     for button in buttons:
         yield button
@@ -204,6 +223,7 @@ def setup(app: Sphinx) -> dict:
     app.connect("builder-inited", _add_static)
     app.connect("config-inited", _theme_defaults)
     app.connect("doctree-read", _alt_text)
+    app.connect("doctree-read", _student_guide_link)
     # after sphinx-mathjax-offline has copied MathJax (also at build-finished)
     app.connect("build-finished", _speech_rules_as_scripts, priority=900)
     # After sphinx-book-theme has built its launch buttons.
