@@ -49,9 +49,12 @@ venv-python: | $(BIN)/python
 # Reinstalls only when requirements.txt or pyproject.toml changes. The course's own packages
 # (autograder/, course/) are installed in editable mode: pages, notebooks, checks and tests
 # import them by name, and edits to them take effect without reinstalling.
+# setuptools warns, for every editable install, that folders named like the package may take
+# precedence during imports: harmless here, the folders it means (autograder/, course/) ARE the
+# package being installed, so both ways of importing find the same files.
 $(RUNTIME): requirements.txt pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
 	touch $@
 
 $(TESTTOOLS): requirements-test.txt $(RUNTIME) | $(CHROMIUM) $(CHROMEDRIVER) $(CJKFONT)
@@ -74,8 +77,14 @@ $(CHROMIUM) $(CHROMEDRIVER) $(CJKFONT):
 	$(SUDO) apt-get update -qq
 	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver fonts-wqy-microhei
 
+# ipykernel 7 says, each time the build starts a page's kernel, "Kernel is running over TCP
+# without encryption": harmless here, so that line is dropped from the output. The kernels
+# are the build's own, listen on 127.0.0.1 only, and take only messages signed with the key
+# of their connection file (readable by you alone); what is unencrypted is the traffic of
+# the book's own public code on this machine. Everything else the build prints is kept.
+KERNEL_NOTICE := Kernel is running over TCP without encryption
 book: $(RUNTIME)
-	$(BIN)/jupyter-book build . $(BOOK_FLAGS)
+	set -o pipefail; $(BIN)/jupyter-book build . $(BOOK_FLAGS) 2>&1 | { grep -v --line-buffered "$(KERNEL_NOTICE)" || true; }
 	@echo "Book: file://$(CURDIR)/_build/html/index.html"
 
 # Two test processes (pytest-xdist): most tests wait on one single-threaded kernel or subprocess.
