@@ -3,6 +3,7 @@
 #   make test     install the test tools and run the whole suite
 #   make release  regenerate exercises/ from solutions/ with nbgrader
 #   make workspace  your own copies of the exercises in work/ (git-ignored)
+#   make check NB=work/<id>/<id>.ipynb  check one notebook with the hidden tests (UNSAFE=1: no sandbox)
 #   make course-edition DEST=dir  the student edition for a graded class (no solutions, no hidden tests)
 #   make clean    remove builds and nbgrader's working state (keeps .venv)
 #   make serve    serve the built book on localhost with a local Jupyter kernel for live code
@@ -19,7 +20,7 @@ CHROMEDRIVER := /usr/bin/chromedriver
 CJKFONT := /usr/share/fonts/truetype/wqy/wqy-microhei.ttc
 BOOK_FLAGS := --warningiserror --keep-going
 
-.PHONY: book test release workspace course-edition clean gpu-check timings venv serve bench-book bench-grading vendor-thebe
+.PHONY: book test release workspace check course-edition clean gpu-check timings venv serve bench-book bench-grading vendor-thebe vendor-vega
 
 venv: $(RUNTIME)
 
@@ -48,9 +49,12 @@ venv-python: | $(BIN)/python
 # Reinstalls only when requirements.txt or pyproject.toml changes. The course's own packages
 # (autograder/, course/) are installed in editable mode: pages, notebooks, checks and tests
 # import them by name, and edits to them take effect without reinstalling.
+# setuptools warns, for every editable install, that folders named like the package may take
+# precedence during imports: harmless here, the folders it means (autograder/, course/) ARE the
+# package being installed, so both ways of importing find the same files.
 $(RUNTIME): requirements.txt pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
 	touch $@
 
 $(TESTTOOLS): requirements-test.txt $(RUNTIME) | $(CHROMIUM) $(CHROMEDRIVER) $(CJKFONT)
@@ -82,8 +86,14 @@ $(CHROMIUM) $(CHROMEDRIVER) $(CJKFONT):
 	$(SUDO) apt-get update -qq
 	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver fonts-wqy-microhei
 
+# ipykernel 7 says, each time the build starts a page's kernel, "Kernel is running over TCP
+# without encryption": harmless here, so that line is dropped from the output. The kernels
+# are the build's own, listen on 127.0.0.1 only, and take only messages signed with the key
+# of their connection file (readable by you alone); what is unencrypted is the traffic of
+# the book's own public code on this machine. Everything else the build prints is kept.
+KERNEL_NOTICE := Kernel is running over TCP without encryption
 book: $(RUNTIME)
-	$(BIN)/jupyter-book build . $(BOOK_FLAGS)
+	set -o pipefail; $(BIN)/jupyter-book build . $(BOOK_FLAGS) 2>&1 | { grep -v --line-buffered "$(KERNEL_NOTICE)" || true; }
 	@echo "Book: file://$(CURDIR)/_build/html/index.html"
 
 # Two test processes (pytest-xdist): most tests wait on one single-threaded kernel or subprocess.
@@ -104,6 +114,15 @@ course-edition: $(RUNTIME)
 # Your own copies of the exercises in work/ (git-ignored; never overwritten by a second run).
 workspace: $(RUNTIME)
 	$(BIN)/python -m tools.workspace
+
+# One notebook against the hidden tests, with the course's own Python (no activated venv needed):
+#   make check NB=work/03-softmax/03-softmax.ipynb
+# in the grading sandbox (bubblewrap); UNSAFE=1 runs it without one (your own code: fine).
+check: $(RUNTIME)
+	@test -n "$(NB)" || { echo "usage: make check NB=work/<id>/<id>.ipynb   (UNSAFE=1: without the sandbox)" >&2; exit 2; }
+	@$(BIN)/python -m autograder check $(if $(UNSAFE),--unsafe) "$(NB)"; status=$$?; \
+	  if [ $$status -eq 2 ] && [ -z "$(UNSAFE)" ]; then echo "(to check your own notebook without the sandbox: make check NB=$(NB) UNSAFE=1)" >&2; fi; \
+	  exit $$status
 
 # Executes every book page and solution notebook on CUDA; fails without a GPU.
 gpu-check: $(RUNTIME)
@@ -144,3 +163,21 @@ vendor-thebe:
 	  && cp package/lib/*.js package/lib/thebe.css package/lib/*.LICENSE.txt $(CURDIR)/book/_static/thebe/ && rm -rf $$tmp
 	sed -i '/^\/\/# sourceMappingURL=/d' book/_static/thebe/*.js
 	printf 'thebe %s (BSD-3-Clause), from the npm registry by `make vendor-thebe`:\nthe files of its lib/ folder without source maps. Third-party licences: *.LICENSE.txt.\n' $(THEBE_VERSION) > book/_static/thebe/VENDORED.txt
+
+# Refresh the vendored Vega-Lite stack (book/_static/vega/) from the npm registry: the
+# interactive figures (course/figures.py) are Vega-Lite specs drawn by vega-embed in the page.
+# VEGALITE_VERSION matches the schema of the pinned altair (altair.SCHEMA_VERSION).
+VEGA_VERSION := 6.4.0
+VEGALITE_VERSION := 6.4.1
+VEGAEMBED_VERSION := 7.3.0
+vendor-vega:
+	rm -rf book/_static/vega && mkdir -p book/_static/vega
+	tmp=$$(mktemp -d) && cd $$tmp \
+	  && for p in vega@$(VEGA_VERSION) vega-lite@$(VEGALITE_VERSION) vega-embed@$(VEGAEMBED_VERSION); do \
+	       name=$${p%@*}; mkdir $$name && npm pack --silent $$p >/dev/null && tar xzf $$name-$${p#*@}.tgz -C $$name \
+	       && cp $$name/package/build/$$name.min.js $(CURDIR)/book/_static/vega/ \
+	       && cp $$name/package/LICENSE $(CURDIR)/book/_static/vega/$$name.LICENSE.txt || exit 1; done \
+	  && rm -rf $$tmp
+	sed -i '/^\/\/# sourceMappingURL=/d' book/_static/vega/*.js
+	printf 'vega %s, vega-lite %s and vega-embed %s (BSD-3-Clause each: *.LICENSE.txt), from the npm\nregistry by `make vendor-vega`: the minified browser build of each, without source maps.\n' \
+	  $(VEGA_VERSION) $(VEGALITE_VERSION) $(VEGAEMBED_VERSION) > book/_static/vega/VENDORED.txt

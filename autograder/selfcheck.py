@@ -19,6 +19,7 @@ import importlib.util
 import os
 import sys
 import tempfile
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 from .isolation import Limits, SandboxUnavailable, sandbox_problem
@@ -29,6 +30,7 @@ from .pipeline.score import Report, score_executed
 from .pipeline.submission import copy_student_files
 
 NOT_SANDBOXED = "not sandboxed: the notebook ran as you, on your files (fine for your own code; graders use the sandbox)"
+PASS_THE_PATH = "from autograder.selfcheck import selfcheck; selfcheck('path/to/notebook.ipynb')"
 
 
 # --------------------------------------------------------------------------- where the frames are
@@ -127,8 +129,7 @@ def _this_notebook(folder: Path) -> tuple[Path, str]:
 
         reply = _message.blocking_request("get_ipynb", request="", timeout_sec=60)
         if not reply or "ipynb" not in reply:
-            raise RuntimeError("Colab did not hand over the notebook; save it (File > Download .ipynb) and call "
-                               "course.selfcheck('path/to/notebook.ipynb')")
+            raise RuntimeError(f"Colab did not hand over the notebook; save it (File > Download .ipynb) and run {PASS_THE_PATH}")
         import json
 
         target = folder / "notebook.ipynb"
@@ -144,11 +145,22 @@ def _this_notebook(folder: Path) -> tuple[Path, str]:
     for candidate in (vsc, os.environ.get("JPY_SESSION_NAME")):  # Jupyter Server >= 2 names the notebook's path
         if candidate and Path(candidate).suffix == ".ipynb" and Path(candidate).is_file():
             return Path(candidate), f"{Path(candidate).name} as last saved (save first to check your latest edits)"
-    raise RuntimeError("cannot find this notebook's file; pass its path: course.selfcheck('my-notebook.ipynb')")
+    raise RuntimeError(f"cannot find this notebook's file (no Jupyter server names it, as under nbconvert); pass its path: "
+                       f"{PASS_THE_PATH}")
+
+
+@dataclass(repr=False)
+class SelfCheckReport(Report):
+    """What ``selfcheck()`` returns: the report, whose repr is one line (the table is printed
+    already; a notebook shows the repr of a cell's last value after it)."""
+
+    def __repr__(self) -> str:
+        verdict = "full marks" if self.full_marks else "not full marks"
+        return f"<self-check of {self.assignment}: {self.auto_score:g}/{self.auto_max:g} automatic points, {verdict}>"
 
 
 def selfcheck(notebook: str | os.PathLike | None = None, assignment: str | None = None, timeout: int = 120,
-              sandbox: bool | None = None) -> Report | None:
+              sandbox: bool | None = None) -> SelfCheckReport | None:
     """Run the hidden checks on a notebook (by default the one this kernel runs) and print the table.
 
     The notebook runs from the top in a fresh kernel, as graders run it. ``sandbox``: None uses
@@ -173,7 +185,7 @@ def selfcheck(notebook: str | os.PathLike | None = None, assignment: str | None 
         print(f"checking {where} against the hidden tests of {name} ...", flush=True)
         report = check_notebook(path, name, limits_from_args(timeout=timeout), unsafe=unsafe)
     print(format_report(report, path.name if notebook is not None else where, unsafe))
-    return report
+    return SelfCheckReport(**{f.name: getattr(report, f.name) for f in fields(report)})
 
 
 def format_report(report: Report, label: str, unsafe: bool) -> str:

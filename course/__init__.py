@@ -1,6 +1,8 @@
 """The course's content, importable wherever the course is installed.
 
     pages.py         helpers every book page uses: ``from course import device, seed_everything, ...``
+    figures.py       interactive figures (Altair charts drawn by the book's own Vega-Lite):
+                     ``from course import interactive_figure``
     tagging_data.py  the capstone's seeded sentence generator (the one source; page 09 shows it)
     capstone.py      the capstone's graded run (seed, epochs, threshold) and the baselines below it
     authoring.py     build instructor notebooks in code, with nbgrader's metadata
@@ -12,7 +14,8 @@ The page helpers are loaded on first use, so importing ``course.checks`` or
 from __future__ import annotations
 
 _PAGE_HELPERS = ("pick_device", "device", "seed_everything", "show_heatmaps", "progress", "check_shape")
-__all__ = list(_PAGE_HELPERS)
+_FIGURE_HELPERS = ("interactive_figure",)
+__all__ = list(_PAGE_HELPERS + _FIGURE_HELPERS)
 
 
 def __getattr__(name: str):
@@ -20,4 +23,8 @@ def __getattr__(name: str):
         from . import pages
 
         return getattr(pages, name)
+    if name in _FIGURE_HELPERS:
+        from . import figures
+
+        return getattr(figures, name)
     raise AttributeError(f"module 'course' has no attribute {name!r}")

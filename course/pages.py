@@ -114,13 +114,32 @@ def show_heatmaps(
 
 
 def progress(iterable=None, **kwargs):
-    """A text progress bar on stdout (no widgets), so it shows in the built book too."""
+    """A text progress bar on stdout (no widgets), so it shows in the built book too.
+
+    It updates in place in a terminal and in Jupyter (which redraws the line). Elsewhere,
+    above all in the book's build, every update would stay on the page as a line of its
+    own: there the bar is drawn once, when the loop ends."""
     import sys
 
     from tqdm.std import tqdm
 
     kwargs.setdefault("file", sys.stdout)
-    kwargs.setdefault("mininterval", 1.0)
     kwargs.setdefault("ascii", True)
     kwargs.setdefault("ncols", 80)
-    return tqdm(iterable, **kwargs)
+    stream = kwargs["file"]
+    live = (hasattr(stream, "isatty") and stream.isatty()) or bool(os.environ.get("JPY_SESSION_NAME"))
+    if live:
+        kwargs.setdefault("mininterval", 1.0)
+        return tqdm(iterable, **kwargs)
+
+    class FinalLine(tqdm):
+        """Draws nothing while it runs and its final state once, on close."""
+
+        def close(self):
+            if not getattr(self, "disable", True):
+                self.delay = 0  # now counts as shown: close() draws the final bar and a newline
+            super().close()
+
+    kwargs.pop("mininterval", None)
+    kwargs.pop("delay", None)
+    return FinalLine(iterable, delay=float("inf"), mininterval=float("inf"), **kwargs)

@@ -11,7 +11,7 @@ the gradebook stay with the instructor, and students receive only the released
 assignments. The course edition is that release as a repository and a book:
 
 * the chapter pages, the generated exercises, and the course helpers the pages import
-  (``course/pages.py``, the capstone's data ``course/tagging_data.py`` and its graded run's
+  (``course/pages.py``, the interactive figures ``course/figures.py``, the capstone's data ``course/tagging_data.py`` and its graded run's
   baselines ``course/capstone.py``);
 * not ``solutions/``, not ``course/checks/``, not the authoring helpers, not the grading
   package ``autograder/``, and no book page or table-of-contents entry for solutions;
@@ -37,7 +37,7 @@ import yaml
 from autograder.pipeline.coursedir import COURSE_ROOT, RELEASE_DIR, SOURCE_DIR
 
 COPIED = ["book", RELEASE_DIR, "requirements.txt", "LICENSE", "binder", ".gitignore"]
-COURSE_FILES = ["course/__init__.py", "course/pages.py", "course/tagging_data.py", "course/capstone.py"]
+COURSE_FILES = ["course/__init__.py", "course/pages.py", "course/figures.py", "course/tagging_data.py", "course/capstone.py"]
 IGNORED = shutil.ignore_patterns("_build", "__pycache__", ".ipynb_checkpoints", "*.pyc")
 OPEN_BLOCK = re.compile(r"^% open-edition:begin[^\n]*\n.*?^% open-edition:end[^\n]*\n", re.S | re.M)
 REPLACEMENTS = {
@@ -46,6 +46,18 @@ examples as you go. Your instructor grades the submitted notebooks with further 
 tests; this edition of the course publishes neither those tests nor the solutions.
 """,
     "book/execution-status.md": "",
+    "book/students.md": """## 3. Hand it in
+
+The test cell under each answer checks it on a small example as you go. Your
+instructor grades the submitted notebooks with further hidden tests; this edition of
+the course publishes neither those tests nor the solutions. Hand the notebook in the
+way your instructor asks, under its own name. Before you do, run it from the top
+(*Kernel > Restart Kernel and Run All Cells*): the grader runs every cell in order in a
+fresh kernel, so a function defined only in a deleted cell is missing there. Keep your
+code in the answer cells (edits to locked and test cells are replaced by the originals),
+return results rather than printing them, and keep the names and parameters the
+instructions give.
+""",
 }
 
 README = """# {title}: course edition

@@ -6,8 +6,8 @@
 student who edits it in place gets a conflict on the next ``git pull``. This copies each
 ``exercises/<id>/<id>.ipynb`` (with any files next to it) to ``work/<id>/`` and never
 overwrites a notebook that is already there, so running it again after an update only
-adds the new exercises. ``work/`` is in ``.gitignore``; ``python -m autograder check
-work/<id>/<id>.ipynb`` checks a copy as it checks the original.
+adds the new exercises. ``work/`` is in ``.gitignore``; ``make check NB=work/<id>/<id>.ipynb``
+checks a copy as it checks the original.
 """
 from __future__ import annotations
 
@@ -40,6 +40,14 @@ def make_workspace(dest: Path, root: Path = COURSE_ROOT, only: list[str] | None 
     return copied, kept
 
 
+def _shown(dest: Path) -> str:
+    """The folder as `make check` (run in the course root) takes it: relative when inside."""
+    try:
+        return str(dest.resolve().relative_to(COURSE_ROOT.resolve()))
+    except ValueError:
+        return str(dest.resolve())
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.workspace", description=__doc__.split("\n\n")[0])
     parser.add_argument("assignments", nargs="*", help="assignment ids (default: all)")
@@ -50,7 +58,7 @@ def main(argv=None) -> int:
         print(f"new:  {path}")
     for path in kept:
         print(f"kept: {path} (yours; not overwritten)")
-    print(f"Open your copies in {args.dest}/; check one with: python -m autograder check {args.dest}/<id>/<id>.ipynb")
+    print(f"Open your copies in {args.dest}/; check one with: make check NB={_shown(Path(args.dest))}/<id>/<id>.ipynb")
     return 0
 
 

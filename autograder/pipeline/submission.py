@@ -57,6 +57,7 @@ def copy_student_files(src: Path, dest: Path, source_dir: Path | None, ignore: l
     import fnmatch
 
     notes, modules, total, count = [], {}, 0, 0
+    irregular, over = [], []  # left out: not regular files; past the caps
     for dirpath, dirnames, filenames in os.walk(src, followlinks=False):
         dirnames[:] = [d for d in dirnames if not any(fnmatch.fnmatch(d, pat) for pat in ignore) and not os.path.islink(os.path.join(dirpath, d))]
         for name in filenames:
@@ -65,12 +66,12 @@ def copy_student_files(src: Path, dest: Path, source_dir: Path | None, ignore: l
             if any(fnmatch.fnmatch(name, pat) for pat in ignore) or path.suffix == ".ipynb":
                 continue
             if path.is_symlink() or not path.is_file():
-                notes.append(f"{rel} is not a regular file; it was left out")
+                irregular.append(rel)
                 continue
             size = path.stat().st_size
             count += 1
             if count > MAX_FILES or total + size > limit:
-                notes.append(f"{rel} was left out (more than {MAX_FILES} files or {limit // (1 << 20)} MiB)")
+                over.append(rel)
                 continue
             total += size
             (dest / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -79,6 +80,8 @@ def copy_student_files(src: Path, dest: Path, source_dir: Path | None, ignore: l
                 modules[".".join(rel.with_suffix("").parts)] = (dest / rel).read_text(encoding="utf-8", errors="replace")
                 if rel.name == "__init__.py":
                     modules[".".join(rel.parent.parts)] = modules.pop(".".join(rel.with_suffix("").parts))
+    notes += _left_out(irregular, "not regular files (links, devices)") + _left_out(
+        over, f"past the caps of {MAX_FILES} files or {limit // (1 << 20)} MiB next to the notebook")
     if source_dir is not None and source_dir.is_dir():
         for path in source_dir.rglob("*"):
             rel = path.relative_to(source_dir)
@@ -88,6 +91,18 @@ def copy_student_files(src: Path, dest: Path, source_dir: Path | None, ignore: l
                     (dest / rel).unlink()
                 shutil.copyfile(path, dest / rel)
     return modules, notes
+
+
+def _left_out(paths: list[Path], why: str, shown: int = 3) -> list[str]:
+    """One note for all the files left out for one reason (a virtual environment beside the
+    notebook is thousands of files): how many, why, and the first few."""
+    if not paths:
+        return []
+    if len(paths) == 1:
+        return [f"{paths[0]} was left out ({why})"]
+    first = ", ".join(str(p) for p in paths[:shown])
+    more = f" and {len(paths) - shown} more" if len(paths) > shown else ""
+    return [f"{len(paths)} files were left out ({why}): {first}{more}; keep the notebook in a folder of its own"]
 
 
 def other_notebooks(src_dir: Path, expected: list[str]) -> list[str]:

@@ -12,19 +12,31 @@ Registered in `_config.yml` (`sphinx.local_extensions`). What it does:
   buttons at the chapter's exercise notebook;
 * gives every figure produced by a code cell an alt text: the titles the cell sets
   (`title=`, `titles=[...]`, `suptitle`, `set_title(...)`), or a description naming the
-  section; an alt given in the cell's metadata (`mystnb: image: alt:`) wins.
+  section; an alt given in the cell's metadata (`mystnb: image: alt:`) wins;
+* on pages with interactive figures (`course.figures.interactive_figure`), loads the
+  vendored vega, vega-lite and vega-embed (`_static/vega/`) and `course-figures.js`, once
+  per page whatever the number of figures, and on no other page;
+* ships the Chinese glyphs the book uses as a subset web font (`cjkfont.py`);
+* starts every exercise page with a link to the student guide (`book/students.md`).
 """
 from __future__ import annotations
 
 import ast
+import json
 import re
 from pathlib import Path
 
 from docutils import nodes
+from sphinx.addnodes import pending_xref
 from sphinx.application import Sphinx
 
+from course.figures import VEGA_SCRIPTS  # the vendored scripts a page with an interactive figure loads
+
 STATIC = Path(__file__).resolve().parent.parent / "_static"
+FIGURE_MARK = 'class="course-interactive"'
 CHAPTER = re.compile(r"^book/(\d\d-[\w-]+)$")
+EXERCISE = re.compile(r"^exercises/([\w-]+)/\1$")
+STUDENT_GUIDE = "/book/students"
 
 # Calls and keywords whose string arguments are figure titles.
 _TITLE_CALLS = {"set_title", "suptitle", "title"}
@@ -33,6 +45,18 @@ _TITLE_KEYWORDS = {"title", "titles", "suptitle"}
 
 def _add_static(app: Sphinx) -> None:
     app.config.html_static_path.append(str(STATIC))
+
+
+def _speech_rules_as_scripts(app: Sphinx, exception) -> None:
+    """Each of MathJax's speech-rule maps (`_static/mathjax/sre/mathmaps/*.json`, copied by
+    sphinx-mathjax-offline) also as a script that hands the JSON text to `course-mathjax.js`,
+    so MathJax needs no XMLHttpRequest, which a page opened as a file may not make."""
+    if exception is not None or app.builder.format != "html":
+        return
+    for source in sorted((Path(app.outdir) / "_static" / "mathjax" / "sre" / "mathmaps").glob("*.json")):
+        text = json.dumps(source.read_text(encoding="utf-8"), ensure_ascii=True)
+        script = f"(window.courseSreMaps = window.courseSreMaps || {{}})[{json.dumps(source.stem)}] = {text};\n"
+        source.with_suffix(".js").write_text(script, encoding="utf-8")
 
 
 def _theme_defaults(app: Sphinx, config) -> None:
@@ -133,6 +157,21 @@ def _alt_text(app: Sphinx, doctree: nodes.document) -> None:
                 img["alt"] = f"Figure drawn by the code cell above{where}"
 
 
+def _student_guide_link(app: Sphinx, doctree: nodes.document) -> None:
+    """Every exercise page starts with a link to the student guide (book/students.md)."""
+    if not EXERCISE.match(app.env.docname) or not (Path(app.srcdir) / "book" / "students.md").is_file():
+        return
+    section = next(iter(doctree.findall(nodes.section)), None)
+    if section is None:
+        return
+    link = pending_xref("", nodes.inline("", "student guide"), refdomain="std", reftype="doc",
+                        reftarget=STUDENT_GUIDE, refexplicit=True, refdoc=app.env.docname)
+    note = nodes.paragraph("", "", nodes.Text("New to the course? The "), link,
+                           nodes.Text(" says how to get your own copy of this notebook, check it, and read a failed check."),
+                           classes=["course-student-guide"])
+    section.insert(1, note)
+
+
 def _iter_buttons(buttons):
     for button in buttons:
         yield button
@@ -140,7 +179,20 @@ def _iter_buttons(buttons):
             yield from _iter_buttons(button["buttons"])
 
 
+def has_interactive_figure(doctree) -> bool:
+    """Whether a page shows an interactive figure (the HTML output of `interactive_figure`)."""
+    return doctree is not None and any(
+        FIGURE_MARK in node.astext() for node in doctree.findall(nodes.raw) if "html" in node.get("format", "")
+    )
+
+
 def _page_context(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:
+    # after Sphinx's inline MathJax configuration, before MathJax (deferred) starts
+    app.add_js_file("course-mathjax.js")
+    if has_interactive_figure(doctree):
+        for script in VEGA_SCRIPTS:
+            app.add_js_file(script, defer="defer")
+        app.add_js_file("course-figures.js", defer="defer")
     # Drop sphinx-thebe's scripts (CDN loader, duplicated constants).
     if "script_files" in context:
         context["script_files"] = [
@@ -167,11 +219,16 @@ def _page_context(app: Sphinx, pagename: str, templatename: str, context: dict, 
 
 
 def setup(app: Sphinx) -> dict:
+    app.setup_extension("cjkfont")  # book/_ext/cjkfont.py: the Chinese glyphs as a web font
     app.connect("builder-inited", _add_static)
     app.connect("config-inited", _theme_defaults)
     app.connect("doctree-read", _alt_text)
+    app.connect("doctree-read", _student_guide_link)
+    # after sphinx-mathjax-offline has copied MathJax (also at build-finished)
+    app.connect("build-finished", _speech_rules_as_scripts, priority=900)
     # After sphinx-book-theme has built its launch buttons.
     app.connect("html-page-context", _page_context, priority=900)
     app.add_js_file("live-code.js", defer="defer")
     app.add_css_file("live-code.css")
+    app.add_css_file("course-figures.css")
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

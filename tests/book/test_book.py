@@ -96,3 +96,37 @@ def test_exercise_pages_offer_downloads(built):
         html = (built / "exercises" / a / f"{a}.html").read_text(encoding="utf-8")
         assert f"{a}.ipynb" in html, f"the exercise page of {a} offers no .ipynb download"
         assert "colab.research.google.com" in html, f"the exercise page of {a} has no Colab button"
+
+
+def test_the_student_guide_is_linked_from_the_intro_and_every_exercise(built):
+    assert (built / "book" / "students.html").is_file(), "the student guide page is not built"
+    intro = (built / "book" / "intro.html").read_text(encoding="utf-8")
+    assert 'href="students.html"' in intro, "the introduction does not link the student guide"
+    for a in assignments(ROOT):
+        html = (built / "exercises" / a / f"{a}.html").read_text(encoding="utf-8")
+        assert 'href="../../book/students.html"' in html, f"the exercise page of {a} does not link the student guide"
+    guide = re.sub(r"<[^>]+>", "", (built / "book" / "students.html").read_text(encoding="utf-8"))
+    for step in ("make workspace", "make check NB=", "selfcheck()", "When a check fails", "source notes"):
+        assert step in guide, f"the student guide does not cover {step!r}"
+
+
+VEGA = ("vega/vega.min.js", "vega/vega-lite.min.js", "vega/vega-embed.min.js", "course-figures.js")
+
+
+def test_pages_with_interactive_figures_load_vega_once_and_others_not_at_all(built):
+    """The vendored Vega scripts: once on a page with one or more interactive figures, never
+    on a page without; each figure carries its spec and a text alternative."""
+    with_figures = 0
+    for name in _toc_files():
+        html = (built / f"{name}.html").read_text(encoding="utf-8")
+        figures = html.count('<figure class="course-interactive"')
+        scripts = [u.split("?")[0] for u in _page(built, name).loads]
+        for script in VEGA:
+            count = sum(1 for u in scripts if u.endswith("_static/" + script))
+            assert count == (1 if figures else 0), f"{name}.html loads {script} {count} times ({figures} figures)"
+        assert html.count('class="course-vega-spec"') == figures and html.count('class="course-interactive-text"') == figures
+        with_figures += bool(figures)
+    assert with_figures >= 8, f"only {with_figures} pages have an interactive figure (chapters 02-09 must)"
+    for script in VEGA:
+        assert (built / "_static" / script).is_file(), f"{script} is not served by the book"
+

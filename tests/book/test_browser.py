@@ -2,10 +2,14 @@
 of contents loads with no console error and no request leaving localhost, math is typeset,
 every chapter shows its figures (with alt text), search works, download and launch links
 resolve, the live-code path runs a torch cell on a local kernel, and basic accessibility
-holds (one h1 per page, contrast in light and dark mode).
+holds (one h1 per page, contrast in light and dark mode). Every interactive figure
+(course/figures.py) answers each of its controls, moved with the keyboard; and the book
+opened as files (file://, a USB stick) typesets its math, draws its figures and shows its
+Chinese with the book's own font.
 
 Uses the session's book build (`built_book` in conftest.py). Screenshots of every chapter
-go to `_build/screenshots/` for review. Needs Debian's chromium and chromium-driver
+and of each interactive figure before and after its controls move go to
+`_build/screenshots/` for review. Needs Debian's chromium and chromium-driver
 (`make test` installs them when missing)."""
 from __future__ import annotations
 
@@ -19,6 +23,9 @@ import nbformat
 import pytest
 import yaml
 
+from selenium.common.exceptions import TimeoutException
+from selenium.webdriver.common.keys import Keys
+
 from tests.support.browserkit import (
     CONTRAST_JS,
     Recorder,
@@ -26,6 +33,7 @@ from tests.support.browserkit import (
     full_page_screenshot,
     is_local,
     page_settled,
+    platform_fonts,
     start_chromium,
     wait_for,
 )
@@ -328,3 +336,143 @@ def test_live_code_runs_a_torch_cell_on_a_local_kernel(site, browser):
     assert any(u.startswith("ws://127.0.0.1") for u in requests), "no websocket to the local kernel"
     assert not console, f"live code logs console errors: {console[:5]}"
     browser.save_screenshot(str(SCREENSHOTS / f"{Path(name).name}-live.png"))
+
+
+# --------------------------------------------------------------------------- interactive figures
+# Chapters that must have at least one interactive figure (issue 27); a later chapter may add its own.
+FIGURE_CHAPTERS = [f"{n:02d}" for n in range(2, 10)]
+FIGURES_JS = """
+return Array.from(document.querySelectorAll("figure.course-interactive")).map((f) => ({
+  name: f.dataset.courseFigure, state: f.dataset.state || "",
+  text: ((f.querySelector("figcaption") || {}).textContent || "").trim(),
+  label: f.querySelector(".course-vega").getAttribute("aria-label") || "",  // vega's label of the drawing
+  controls: f.querySelectorAll(".vega-bind").length,
+  unfocusable: Array.from(f.querySelectorAll(".vega-bind input, .vega-bind select")).filter((e) => e.tabIndex < 0).length,
+}));
+"""
+
+
+def _drawing(browser, figure) -> str:
+    return browser.execute_script("const s = arguments[0].querySelector('.course-vega svg'); return s ? s.outerHTML : '';", figure)
+
+
+def _press(control) -> None:
+    """One key press on a control, as a keyboard user moves it: an arrow key on the range, the
+    select or the checked radio button (which moves the choice to the next one)."""
+    radios = control.find_elements("css selector", "input[type=radio]")
+    if radios:
+        next(r for r in radios if r.is_selected()).send_keys(Keys.ARROW_RIGHT)
+        return
+    field = control.find_element("css selector", "input, select")
+    before = field.get_attribute("value")
+    field.send_keys(Keys.ARROW_DOWN if field.tag_name == "select" else Keys.ARROW_RIGHT)
+    if field.get_attribute("value") == before:  # at the end of its range
+        field.send_keys(Keys.ARROW_UP if field.tag_name == "select" else Keys.ARROW_LEFT)
+
+
+def _figures_ready(browser) -> list[dict]:
+    wait_for(browser, "Array.from(document.querySelectorAll('figure.course-interactive'))"
+                      ".every(f => ['ready', 'failed'].includes(f.dataset.state))", timeout=30)
+    return browser.execute_script(FIGURES_JS)
+
+
+def test_every_interactive_figure_answers_each_control(site, browser):
+    """Each interactive figure is drawn, has a text alternative, and its drawing changes when
+    any one of its controls is moved with the keyboard; nothing leaves the machine."""
+    pages = [c for c in chapters() if Path(c).name[:2] in FIGURE_CHAPTERS or Path(c).name[:2] > FIGURE_CHAPTERS[-1]]
+    assert {Path(c).name[:2] for c in pages} >= set(FIGURE_CHAPTERS), "a chapter of 02-09 is missing from the book"
+    recorder = Recorder(browser)
+    recorder.drain()
+    for name in pages:
+        browser.get(site.url + name + ".html")
+        page_settled(browser)
+        facts = _figures_ready(browser)
+        if Path(name).name[:2] in FIGURE_CHAPTERS:
+            assert facts, f"{name}.html has no interactive figure"
+        for fact, figure in zip(facts, browser.find_elements("css selector", "figure.course-interactive")):
+            where = f"{name}.html, figure {fact['name']}"
+            assert fact["state"] == "ready", f"{where} was not drawn ({fact['state']})"
+            assert len(fact["text"]) >= 60 and fact["label"], f"{where} has no text alternative: {fact}"
+            assert fact["controls"] >= 1 and not fact["unfocusable"], f"{where}: controls {fact}"
+            browser.execute_script("arguments[0].scrollIntoView({block: 'center'});", figure)
+            shot = SCREENSHOTS / f"{Path(name).name}-figure-{fact['name']}"
+            shot.parent.mkdir(parents=True, exist_ok=True)
+            figure.screenshot(f"{shot}-before.png")
+            for k, control in enumerate(figure.find_elements("css selector", ".vega-bind")):
+                before = _drawing(browser, figure)
+                _press(control)
+                changed = wait_for(browser, f"document.querySelector('#course-figure-{fact['name']} .course-vega svg')"
+                                            f".outerHTML !== {json.dumps(before)}", timeout=10)
+                assert changed, f"{where}: moving control {k} ({control.text.strip()[:40]!r}) does not change the figure"
+            figure.screenshot(f"{shot}-after.png")
+        requests, console, failed = recorder.drain()
+        assert all(is_local(u) for u in requests), [u for u in requests if not is_local(u)][:5]
+        assert not console and not failed, (name, console[:3], failed[:3])
+
+
+def test_vega_is_loaded_once_per_page_and_print_shows_the_static_figures(site, browser):
+    """A page with interactive figures loads each vendored script once; printed, it shows its
+    static figures and none of the interactive ones."""
+    name = next(c for c in chapters() if Path(c).name[:2] == FIGURE_CHAPTERS[0])
+    browser.get(site.url + name + ".html")
+    page_settled(browser)
+    _figures_ready(browser)
+    scripts = browser.execute_script("return Array.from(document.scripts).map(s => s.getAttribute('src') || '')")
+    for library in ("vega.min.js", "vega-lite.min.js", "vega-embed.min.js", "course-figures.js"):
+        assert sum(1 for src in scripts if src.split("?")[0].endswith("/" + library)) == 1, (library, scripts)
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+    try:
+        shown = browser.execute_script(
+            "return {interactive: Array.from(document.querySelectorAll('figure.course-interactive'))"
+            ".filter(f => getComputedStyle(f).display !== 'none').length,"
+            " static: Array.from(document.querySelectorAll('.cell_output img')).filter(i => i.offsetWidth > 0).length};")
+    finally:
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
+    assert shown["interactive"] == 0 and shown["static"] > 0, shown
+
+
+# --------------------------------------------------------------------------- the book as files
+CJK_PROBE = r"""
+const cjk = /[㐀-鿿]/;
+const all = Array.from(document.querySelectorAll("body *")).filter((e) =>
+  e.offsetWidth > 0 && Array.from(e.childNodes).some((n) => n.nodeType === 3 && cjk.test(n.textContent)));
+all.forEach((e, k) => e.setAttribute("data-cjk-probe", k));
+return all.length;
+"""
+
+
+def _cjk_fonts(browser) -> tuple[int, list[dict]]:
+    """How many visible elements hold Chinese text, and the fonts drawing the first one."""
+    count = browser.execute_script(CJK_PROBE)
+    return count, platform_fonts(browser, '[data-cjk-probe="0"]') if count else []
+
+
+def test_the_book_opened_as_files_typesets_math_and_shows_chinese(built_book, browser):
+    """`make book` says: open _build/html/index.html. Opened that way (file://, as from a file
+    share or a USB stick), every chapter typesets its math, draws its interactive figures and
+    draws its Chinese with the book's font, and nothing is fetched from anywhere else."""
+    recorder = Recorder(browser)
+    recorder.drain()
+    for name in [toc_files()[0], *chapters(), "book/glossary"]:
+        browser.get((built_book / f"{name}.html").as_uri())
+        try:
+            page_settled(browser)
+        except TimeoutException:
+            pytest.fail(f"{name}.html as a file: MathJax never finished typesetting ({recorder.drain()[1][:3]})")
+        facts = browser.execute_script(PAGE_FACTS)
+        figures = _figures_ready(browser)
+        count, fonts = _cjk_fonts(browser)
+        requests, console, failed = recorder.drain()
+        assert all(u.startswith(("file:", "data:", "blob:", "about:")) for u in requests), (name, requests[:5])
+        assert not console and not failed, f"{name}.html as a file: {console[:3]} {failed[:3]}"
+        if facts["mathSource"]:
+            assert facts["mathTypeset"] >= facts["mathSource"] and facts["rawTex"] == 0, (name, facts)
+        assert all(f["state"] == "ready" for f in figures), (name, figures)
+        assert count, f"{name}.html shows no Chinese (the sidebar's glossary entry has some)"
+        used = [f for f in fonts if f["glyphCount"] > 0]
+        assert any(f["isCustomFont"] and f["postScriptName"].startswith("WenQuanYi") for f in used), (name, used)
+        assert not [f for f in used if not f["isCustomFont"] and f["postScriptName"].startswith("WenQuanYi")], (
+            f"{name}.html draws Chinese with the machine's own copy of the font, not the book's: {used}")
+    full_page_screenshot(browser, SCREENSHOTS / "glossary-as-file.png")
+    assert wait_for(browser, "document.fonts.check('16px \"Course CJK\"', '自注意力')")
+

@@ -2,7 +2,7 @@
 
 One Colab-like environment for the whole module: a fresh virtual environment of the Python
 that runs the tests (its base interpreter: Colab runs 3.12, this machine has 3.11) with only
-what Colab already has (torch, numpy, matplotlib, tqdm, IPython, ipykernel, nbclient, nbformat
+what Colab already has (torch, numpy, matplotlib, tqdm, IPython, ipykernel, nbclient, nbformat, altair
 and what they require: no nbgrader, no Jupyter Book, no bubblewrap on PATH, no repository on
 sys.path), then
 the course installed the way the README says (`pip install` of the repository; here a copy of
@@ -56,7 +56,7 @@ from tests.support.studentwork import mutant_submission, mutants, perfect_submis
 # The base interpreter of the Python running the tests: Colab's packages are linked from its environment.
 PYTHON = getattr(sys, "_base_executable", None) or sys.executable
 # What a Colab runtime has before the first cell runs (and a laptop's Jupyter would need).
-COLAB_HAS = ["torch", "numpy", "matplotlib", "tqdm", "ipython", "ipykernel", "nbclient", "nbformat"]
+COLAB_HAS = ["torch", "numpy", "matplotlib", "tqdm", "ipython", "ipykernel", "nbclient", "nbformat", "altair"]
 # What `pip install` of the course must leave alone (Colab's own builds) or never bring.
 KEPT = {"torch", "numpy", "matplotlib"}
 NEVER = {"nbgrader", "jupyter-book", "myst-nb", "sphinx", "dask", "pytest", "selenium"}

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "[::1]", "::1"}
-LOCAL_SCHEMES = {"data", "blob", "about", "chrome-extension", "devtools"}
+LOCAL_SCHEMES = {"data", "blob", "about", "chrome-extension", "devtools", "file"}
 
 
 def chromium_available() -> bool:
@@ -185,3 +185,16 @@ while (walker.nextNode()) {
 }
 return {checked: checked, bad: bad};
 """
+
+
+def platform_fonts(driver, selector: str) -> list[dict]:
+    """The fonts Chromium really drew an element's text with (DevTools' CSS.getPlatformFontsForNode):
+    each ``{"familyName", "isCustomFont", "glyphCount"}``; a web font has ``isCustomFont`` true."""
+    driver.execute_cdp_cmd("DOM.enable", {})
+    driver.execute_cdp_cmd("CSS.enable", {})
+    root = driver.execute_cdp_cmd("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
+    node = driver.execute_cdp_cmd("DOM.querySelector", {"nodeId": root, "selector": selector})["nodeId"]
+    if not node:
+        return []
+    return driver.execute_cdp_cmd("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
+
