@@ -11,6 +11,7 @@
 """
 from __future__ import annotations
 
+import os
 import random
 from typing import Sequence
 
