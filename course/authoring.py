@@ -14,7 +14,7 @@ from pathlib import Path
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from .device import pick_device
+from .device_rule import pick_device
 
 SCHEMA = 3
 

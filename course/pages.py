@@ -18,7 +18,7 @@ from typing import Sequence
 import numpy as np
 import torch
 
-from .device import pick_device
+from .device_rule import pick_device
 
 __all__ = ["pick_device", "device", "seed_everything", "show_heatmaps", "progress", "check_shape"]
 

@@ -1,7 +1,7 @@
 """The layout's rules, read from the source with ``ast`` (imports inside functions count too):
 
 * the parts are layered, lowest first: the isolation layer (``autograder.isolation``) and the
-  course's device rule (``course.device``, which pages, notebooks and checks share), the
+  course's device rule (``course.device_rule``, which pages, notebooks and checks share), the
   check framework (``autograder.checking``), the course content (``course``), the grading
   pipeline (``autograder.pipeline``), the commands that run it (``autograder.selfcheck``,
   ``autograder.classgrade``), the command line, and the repository tools (``tools``); a
@@ -23,7 +23,7 @@ from tests.support import ROOT
 PACKAGES = ("autograder", "course", "tools")
 LAYERS = [  # (module prefix, layer): the longest matching prefix decides
     ("autograder.isolation", 0),
-    ("course.device", 0),
+    ("course.device_rule", 0),
     ("autograder.checking", 1),
     ("course", 2),
     ("autograder.pipeline", 3),

@@ -37,7 +37,7 @@ import yaml
 from autograder.pipeline.coursedir import COURSE_ROOT, RELEASE_DIR, SOURCE_DIR
 
 COPIED = ["book", RELEASE_DIR, "requirements.txt", "LICENSE", "binder", ".gitignore"]
-COURSE_FILES = ["course/__init__.py", "course/pages.py", "course/figures.py", "course/tagging_data.py", "course/capstone.py"]
+COURSE_FILES = ["course/__init__.py", "course/pages.py", "course/device_rule.py", "course/figures.py", "course/tagging_data.py", "course/capstone.py"]
 IGNORED = shutil.ignore_patterns("_build", "__pycache__", ".ipynb_checkpoints", "*.pyc")
 OPEN_BLOCK = re.compile(r"^% open-edition:begin[^\n]*\n.*?^% open-edition:end[^\n]*\n", re.S | re.M)
 REPLACEMENTS = {

@@ -12,7 +12,7 @@ from typing import Any
 
 import torch
 
-from course.device import pick_device
+from course.device_rule import pick_device
 
 from ..isolation import Recorder
 from .failures import CheckFailure, NotAnswered, StudentCodeError, not_answered, untrusted
@@ -22,7 +22,7 @@ from .registry import Check, get_check
 
 # --------------------------------------------------------------------------- device
 def course_device() -> torch.device:
-    """The device hidden tests run on: the course's rule (``course.device``): $COURSE_DEVICE,
+    """The device hidden tests run on: the course's rule (``course.device_rule``): $COURSE_DEVICE,
     else CUDA, MPS, CPU."""
     return pick_device()
 
