@@ -12,10 +12,10 @@ forbidden routine's own name appear in it in order: ``softmax`` matches ``_softm
 ``scaled_dot_product_attention`` matches ``_scaled_dot_product_attention_math`` and
 ``_scaled_dot_product_flash_attention_for_cpu``.
 
-The dispatch mode also keeps ``largest``: the number of elements of the memory behind
-the largest floating-point tensor an operator returned (its storage, so a view counts
-as the tensor it views and an ``expand`` as what it expands). A check can use it to see
-that an answer never formed a tensor it was asked not to form (say, a whole score matrix).
+The dispatch mode also keeps ``largest``: the number of elements of the largest
+floating-point tensor an operator returned (at most the memory it spans, so an ``expand``
+counts as what it expands). A check can use it to see that an answer never formed a
+tensor it was asked not to form (say, a whole score matrix).
 
 Both modes sit on torch's mode stacks for the duration of a graded call. Code that pops
 them or runs with torch functions disabled is found afterwards (the stacks no longer
@@ -73,13 +73,13 @@ class _Functions(TorchFunctionMode):
         return func(*args, **(kwargs or {}))
 
 
-def _float_elements(value) -> int:
-    """Elements of the storage behind the largest floating-point tensor in an operator's result."""
-    largest = 0
-    for t in tree_leaves(value):
-        if isinstance(t, torch.Tensor) and (t.is_floating_point() or t.is_complex()):
+def _float_elements(value, largest: int) -> int:
+    """``largest``, or more: the elements of a floating-point tensor in an operator's result, counted as
+    the memory it spans (an ``expand`` counts as what it expands). Cheap when nothing is larger."""
+    for t in (value,) if type(value) is torch.Tensor else tree_leaves(value):  # most operators return one tensor
+        if isinstance(t, torch.Tensor) and t.numel() > largest and (t.is_floating_point() or t.is_complex()):
             try:
-                n = t.untyped_storage().nbytes() // max(t.element_size(), 1)
+                n = min(t.numel(), t.untyped_storage().nbytes() // max(t.element_size(), 1))
             except Exception:  # noqa: BLE001 - a tensor without a plain storage (sparse, nested)
                 n = t.numel()
             largest = max(largest, n)
@@ -100,7 +100,7 @@ class _Operators(TorchDispatchMode):
         if not torch._C._is_torch_function_enabled() and torch._C._len_torch_function_stack() > 0:
             self.functions_off = True
         out = func(*args, **(kwargs or {}))
-        self.largest = max(self.largest, _float_elements(out))
+        self.largest = _float_elements(out, self.largest)
         return out
 
 
@@ -138,7 +138,7 @@ class Recorder:
 
     @property
     def largest(self) -> int:
-        """Elements of the largest floating-point tensor (its storage) an operator returned inside the block."""
+        """Elements of the largest floating-point tensor an operator returned inside the block."""
         return self._operators.largest
 
     def _on_stacks(self) -> bool:
