@@ -24,7 +24,7 @@ import torch
 import torch.nn.functional as F
 
 from autograder.checking import Clause, check, describe, expect_tensor
-from .ch06_multi_head import torch_truth
+from .ch06_multi_head import set_weights, torch_truth
 from .ground_truth import cpu64, float64_ok
 
 A = ASSIGNMENT = "10"
@@ -149,22 +149,9 @@ def _layer(ctx, d_model, num_heads, num_kv_heads, dtype=torch.float32):
     module = ctx.method(module, "to", str(ctx.device))
     if dtype == torch.float64:
         module = ctx.method(module, "double")
-    inputs = _describe_layer(d_model, num_heads, num_kv_heads)
-    params = {}
-    for name, shape in _shapes(d_model, num_heads, num_kv_heads).items():
-        weight = ctx.randn(*shape, dtype=torch.float64).cpu() / math.sqrt(d_model)
-        bias = ctx.randn(shape[0], dtype=torch.float64).cpu() * 0.5
-        params[name] = (weight, bias)
-        for part, value in (("weight", weight), ("bias", bias)):
-            try:
-                target = ctx.attr(module, f"{name}.{part}")
-            except AttributeError as exc:
-                ctx.fail(f"the module has {name}.{part}", f"it could not be read ({exc})", inputs)
-            if not isinstance(target, torch.Tensor) or tuple(target.shape) != tuple(value.shape):
-                shown = describe(target) if isinstance(target, torch.Tensor) else type(target).__name__
-                ctx.fail(f"{name}.{part} has shape {tuple(value.shape)}", f"got {shown}", inputs)
-            with torch.no_grad():
-                ctx.method(target, "copy_", value.to(ctx.device, target.dtype))
+    params = {name: (ctx.randn(*shape, dtype=torch.float64).cpu() / math.sqrt(d_model), ctx.randn(shape[0], dtype=torch.float64).cpu() * 0.5)
+              for name, shape in _shapes(d_model, num_heads, num_kv_heads).items()}
+    set_weights(ctx, module, params, _describe_layer(d_model, num_heads, num_kv_heads))
     return module, params
 
 
