@@ -46,13 +46,19 @@ def describe(value: Any) -> str:
 
 
 class Context:
-    """What a check sees: random inputs, the device, and calls into student code."""
+    """What a check sees: random inputs, the device, and calls into student code.
+
+    ``largest_created``: after a call into student code by a check with forbidden routines (so
+    under the recorder), the number of elements of the largest floating-point tensor that call
+    created (at most the memory it spans; see ``isolation.recorder``), else None.
+    """
 
     def __init__(self, check: Check, seed: int | None = None, device: torch.device | None = None):
         self.check = check
         self.seed = fresh_seed() if seed is None else seed
         self.device = course_device() if device is None else device
         self.gen = torch.Generator().manual_seed(self.seed)
+        self.largest_created: int | None = None
 
     # ---- random inputs (drawn on the CPU generator, then moved: reproducible on any device)
     def randn(self, *shape: int, dtype: torch.dtype = torch.float32, scale: float = 1.0) -> torch.Tensor:
@@ -221,6 +227,7 @@ class LocalContext(Context):
         """Merge what the recorder saw (routines reached by any name) into the tripwire's hits."""
         if not isinstance(record, Recorder):
             return
+        self.largest_created = record.largest
         if record.removed:
             raise untrusted(record.removed, self.check.name)
         hits.extend(h for h in record.hits(self.check.forbidden) if h.split(" ")[0] not in hits)

@@ -403,6 +403,7 @@ def op_call(req: dict) -> dict:
         hits += [h for h in record.hits(wanted) if h.split(" ")[0] not in hits]
         if record.removed:
             reply["tampered"] = record.removed
+        reply["largest"] = record.largest
     reply["forbidden"] = hits
     mutated = []
     for key, pre in before.items():

@@ -12,6 +12,11 @@ forbidden routine's own name appear in it in order: ``softmax`` matches ``_softm
 ``scaled_dot_product_attention`` matches ``_scaled_dot_product_attention_math`` and
 ``_scaled_dot_product_flash_attention_for_cpu``.
 
+The dispatch mode also keeps ``largest``: the number of elements of the largest
+floating-point tensor an operator returned (at most the memory it spans, so an ``expand``
+counts as what it expands). A check can use it to see that an answer never formed a
+tensor it was asked not to form (say, a whole score matrix).
+
 Both modes sit on torch's mode stacks for the duration of a graded call. Code that pops
 them or runs with torch functions disabled is found afterwards (the stacks no longer
 hold the recorder) and reported as ``removed``, which the grader treats as tampering.
@@ -26,6 +31,7 @@ import re
 import torch
 from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode, _get_current_dispatch_mode_stack
+from torch.utils._pytree import tree_leaves
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
@@ -86,11 +92,25 @@ class _Functions(TorchFunctionMode):
         return func(*args, **(kwargs or {}))
 
 
+def _float_elements(value, largest: int) -> int:
+    """``largest``, or more: the elements of a floating-point tensor in an operator's result, counted as
+    the memory it spans (an ``expand`` counts as what it expands). Cheap when nothing is larger."""
+    for t in (value,) if type(value) is torch.Tensor else tree_leaves(value):  # most operators return one tensor
+        if isinstance(t, torch.Tensor) and t.numel() > largest and (t.is_floating_point() or t.is_complex()):
+            try:
+                n = min(t.numel(), t.untyped_storage().nbytes() // max(t.element_size(), 1))
+            except Exception:  # noqa: BLE001 - a tensor without a plain storage (sparse, nested)
+                n = t.numel()
+            largest = max(largest, n)
+    return largest
+
+
 class _Operators(TorchDispatchMode):
     def __init__(self, seen: set):
         super().__init__()
         self.seen = seen
         self.functions_off = False
+        self.largest = 0
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         self.seen.add(str(getattr(func, "_name", None) or func))
@@ -98,11 +118,13 @@ class _Operators(TorchDispatchMode):
         # mode is still on its stack: the code hid the names it calls from the recorder
         if not torch._C._is_torch_function_enabled() and torch._C._len_torch_function_stack() > 0:
             self.functions_off = True
-        return func(*args, **(kwargs or {}))
+        out = func(*args, **(kwargs or {}))
+        self.largest = _float_elements(out, self.largest)
+        return out
 
 
 class Recorder:
-    """``with Recorder() as r: ...`` then ``r.hits(forbidden)`` and ``r.removed``."""
+    """``with Recorder() as r: ...`` then ``r.hits(forbidden)``, ``r.removed`` and ``r.largest``."""
 
     def __init__(self):
         self.seen: set[str] = set()
@@ -114,6 +136,7 @@ class Recorder:
         self.seen.clear()
         self.removed = ""
         self._operators.functions_off = False
+        self._operators.largest = 0
         self._functions.__enter__()
         self._operators.__enter__()
         return self
@@ -131,6 +154,11 @@ class Recorder:
         except Exception:  # noqa: BLE001
             pass
         return False
+
+    @property
+    def largest(self) -> int:
+        """Elements of the largest floating-point tensor an operator returned inside the block."""
+        return self._operators.largest
 
     def _on_stacks(self) -> bool:
         try:

@@ -159,6 +159,8 @@ class RemoteContext(Context):
             **fields,
         }
         reply = self.session.request(message)
+        largest = reply.get("largest")
+        self.largest_created = largest if type(largest) is int else None
         status = reply.get("status")
         if status == "interrupted":
             raise KernelTimeout("timed out (interrupted)", alive=True)

@@ -104,3 +104,36 @@ def test_through_the_sandbox(kernel, chk, name, expected, code):
 ])
 def test_the_static_scan_follows_aliases_and_sees_unwrapping(code):
     assert tampering_in(ast.parse(code), {"torch": "torch"})
+
+
+# The recorder also keeps the size of the largest floating-point tensor a graded call creates
+# (ctx.largest_created), so a check can see that an answer never formed a matrix it was asked
+# not to form (10-decoding: blockwise attention never holds the whole (Nq, Nk) scores).
+SIZE_ANSWERS = {
+    "whole_matrix": (64 * 512, "def h(q, k):\n    return (q @ k.T).amax(-1)\n"),
+    "key_blocks": (32 * 64, "def h(q, k):\n    return torch.stack([(q @ k[j:j + 16].T).amax(-1) for j in range(0, 512, 16)]).amax(0)\n"),
+    "expanded_view": (64 * 4, "def h(q, k):\n    return q.expand(512, 64, 4).sum(0)[:, 0]\n"),
+}
+
+
+def _largest_of(ctx) -> int | None:
+    ctx.call("h", ctx.randn(64, 4), ctx.randn(512, 4))
+    return ctx.largest_created
+
+
+SIZES = Check("00.h.sizes", _largest_of, ("h",), SOFTMAX_FORBIDDEN)
+
+
+@pytest.mark.parametrize("name", list(SIZE_ANSWERS))
+def test_largest_created_in_process_and_through_the_sandbox(kernel, name):
+    expected, code = SIZE_ANSWERS[name]
+    namespace = {"torch": torch}
+    exec(code, namespace)
+    assert SIZES.func(LocalContext(SIZES, namespace, seed=3, device=torch.device("cpu"))) == expected
+    reply = kernel.request({"op": "run", "code": "import torch\n" + code, "interactive": False}, 30)
+    assert reply["status"] == "ok", reply
+    session = Session(kernel, StudentSource([], []))
+    session.deadline = float("inf")
+    ctx = RemoteContext(SIZES, session, seed=3)
+    ctx.device = torch.device("cpu")
+    assert SIZES.func(ctx) == expected
