@@ -78,7 +78,6 @@ def load_in_place(ctx):
                 before[f"{name}.{part}"] = (p, ctx.method(p, "data_ptr"))
         reference = _random_reference(ctx, d_model, h, bias)
         _load(ctx, module, reference)
-        expected = _reference_params(reference)
         for key, (p, ptr) in before.items():
             name, part = key.split(".")
             now = _module_tensor(ctx, module, key, inputs)
