@@ -18,22 +18,26 @@ GUIDE = ROOT / "CONTRIBUTING.md"
 
 
 def _blocks() -> dict[str, str]:
-    """The guide's Python blocks, by the path in their first comment line."""
+    """The guide's Python and Markdown blocks, by the path in their first (comment) line."""
     found = {}
-    for block in re.findall(r"```python\n(.*?)```", GUIDE.read_text(encoding="utf-8"), re.S):
+    for block in re.findall(r"```(?:python|markdown)\n(.*?)```", GUIDE.read_text(encoding="utf-8"), re.S):
         first, _, rest = block.partition("\n")
-        if first.startswith("# "):
-            found[first[2:].split(":")[0].strip()] = rest
+        path = re.match(r"^(?:# |<!-- )([\w./-]+)", first)
+        if path:
+            found[path[1].rstrip(":")] = rest
     return found
 
 
 @pytest.fixture(scope="module")
-def example():
-    """The example's checks module, registered for the test and removed afterwards."""
+def example(tmp_path_factory):
+    """The example's checks module beside its contract, registered for the test and removed afterwards."""
     blocks = _blocks()
+    folder = tmp_path_factory.mktemp("checks")
+    (folder / "ch99_clip.md").write_text(blocks["course/checks/ch99_clip.md"], encoding="utf-8")
     module = types.ModuleType("ch99_clip")
+    module.__file__ = str(folder / "ch99_clip.py")
     registered = set(checking.REGISTRY)
-    exec(compile(blocks["course/checks/ch99_clip.py"], "ch99_clip.py", "exec"), module.__dict__)
+    exec(compile(blocks["course/checks/ch99_clip.py"], module.__file__, "exec"), module.__dict__)
     try:
         yield module, blocks
     finally:
@@ -60,6 +64,7 @@ def test_the_worked_example_runs(example, tmp_path):
     module, blocks = example
     names = [c.id for c in module.CLAUSES]
     assert len(names) == 3 and all(n in checking.REGISTRY for n in names), "every clause has its check"
+    assert {c.target for c in module.CLAUSES} == set(module.CONTRACT), "the contract's headings are its names"
     answer = blocks["solutions/99-clip/99-clip.ipynb"]
     mutant = blocks["tests/course/mutants/99-clip/clip_scores__in_place.py"]
     alternative = blocks["tests/course/alternatives/99-clip/clip_scores__where.py"]
