@@ -6,9 +6,11 @@ loaded with the student's weights, and the masked closed form), then ``TinyTagge
 ``train_tagger`` and an ablation (``make_variant``, ``run_ablation``).
 
 The graded run trains a fresh ``TinyTagger`` with a fixed seed on the data of
-``course.tagging_data``. Its accuracy threshold sits above the non-attention
+``course.tagging_data``. Its accuracy threshold sits above the fixed-window
 baselines of ``course.capstone`` (``BASELINES``: window MLPs and convolutions trained the
-same way on the same data; tests/course/test_capstone_baselines.py measures them), and
+same way on the same data; tests/course/test_capstone_baselines.py measures them; a
+bidirectional GRU, ``RECURRENT_BASELINES``, clears it, which is why recurrent layers are
+forbidden in the tagger rather than beaten by it), and
 ablation checks make sure the accuracy comes from the student's attention and
 positional encoding: perturbing ``attention.out_proj`` or ``position.pe`` changes
 the logits, shuffling a sentence changes its predicted tags, and the tagger has no

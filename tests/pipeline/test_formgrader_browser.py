@@ -202,16 +202,18 @@ def test_formgrader_works_and_student_links_are_inert(course, server, browser):
     refused = _csp_refusals(browser)
     assert not refused, f"the policy refused formgrader's own scripts: {refused}"
 
-    # formgrader's buttons work: full credit for the written answer is saved to the gradebook
+    # formgrader's buttons work: full credit for the written answer (its points in the instructor notebook) is saved
+    full = next(float(c.metadata["nbgrader"]["points"]) for c in nbformat.read(str(ROOT / "solutions" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"), as_version=4).cells
+                if c.metadata.get("nbgrader", {}).get("grade_id") == "written_window")
     panel = browser.find_element(By.ID, "written_window").find_element(By.XPATH, "./ancestor::div[contains(@class,'panel')][1]")
     panel.find_element(By.CSS_SELECTOR, ".full-credit").click()
-    assert wait_for(browser, "parseFloat(document.getElementById('written_window').value) === 2", timeout=30), (
+    assert wait_for(browser, f"parseFloat(document.getElementById('written_window').value) === {full:g}", timeout=30), (
         f"the full-credit button did nothing: {browser.find_element(By.ID, 'written_window').get_attribute('value')!r} "
         f"{[e['message'][:300] for e in browser.get_log('browser')]}")
     deadline = time.monotonic() + 30
-    while _manual_score(course, "written_window") != 2 and time.monotonic() < deadline:
+    while _manual_score(course, "written_window") != full and time.monotonic() < deadline:
         time.sleep(0.3)
-    assert _manual_score(course, "written_window") == 2, "formgrader did not save the score"
+    assert _manual_score(course, "written_window") == full, "formgrader did not save the score"
     # and its inline event handler (allowed by hash): the eye icon shows the student's name
     browser.find_element(By.CSS_SELECTOR, "span.glyphicon.name-hidden").click()
     assert wait_for(browser, "$('.name-shown').first().is(':visible')", timeout=10), "formgrader's onclick handler did not run"

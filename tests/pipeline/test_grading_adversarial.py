@@ -376,8 +376,11 @@ def test_gradebook_intact(classroom, tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     rows = {r["student_id"]: r for r in csv.DictReader(out.open()) if r["assignment"] == ASSIGNMENT}
     assert set(rows) == set(classroom.students), set(classroom.students) ^ set(rows)
+    written = sum(float(nbgrader_meta(c).get("points", 0)) for c in read(source_path(ASSIGNMENT, ROOT)).cells
+                  if c.cell_type == "markdown" and nbgrader_meta(c).get("grade"))  # the hand-graded answers' points
+    assert written > 0
     for s in classroom.report.students:
-        assert float(rows[s.student]["max_score"]) == s.max_score + 2.0  # + the written question
+        assert float(rows[s.student]["max_score"]) == s.max_score + written  # + the written question
         assert float(rows[s.student]["score"]) == s.score, (s.student, rows[s.student], s.score)
     from nbgrader.api import Gradebook
 

@@ -31,8 +31,28 @@ from tests.support.studentwork import perfect_submission
 
 DUE = "2026-11-01 17:00:00 UTC"
 ON_TIME = "2026-11-01 16:59:00.000000 UTC"
-A_DAY_AND_AN_HOUR_LATE = "2026-11-02 18:00:00.000000 UTC"  # two started days: -20 % of 16 automatic points
-WRITTEN = "written_window"  # the assignment's written answer, 2 points
+A_DAY_AND_AN_HOUR_LATE = "2026-11-02 18:00:00.000000 UTC"  # two started days: -20 % of the automatic points
+WRITTEN = "written_window"  # the assignment's written answer
+
+
+def _points() -> dict[str, float]:
+    """grade_id -> points of the instructor notebook's graded cells (the expected totals follow from them)."""
+    nb = nbformat.read(str(ROOT / "solutions" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"), as_version=4)
+    meta = [cell.metadata.get("nbgrader", {}) for cell in nb.cells]
+    return {m["grade_id"]: float(m["points"]) for m in meta if m.get("grade")}
+
+
+POINTS = _points()
+AUTO = sum(p for name, p in POINTS.items() if name != WRITTEN)  # every graded code cell
+WRITTEN_POINTS = POINTS[WRITTEN]
+BOB = AUTO - POINTS["test_one_hot_values"] - POINTS["test_one_hot_errors"]  # the wrong one_hot fails both
+PENALTY = 0.2 * AUTO  # our late policy: 10 % of the automatic points per started day, here two
+FULL, BOB_ROW, TO_GRADE = f"{AUTO:g}/{AUTO:g}", f"{BOB:g}/{AUTO:g}", f"+{WRITTEN_POINTS:g} to grade"
+LATE = f"LATE 1 d 1 h (-{PENALTY:g})"
+
+
+def _total(*parts: float) -> str:
+    return f"{round(sum(parts), 6):g}"
 
 
 @pytest.fixture(scope="module")
@@ -106,18 +126,18 @@ def test_grade_refuses_unknown_folders_and_marks_late_and_renamed(course):
     assert not (course / "autograded" / "alcie").exists()
     with _gradebook(course) as gb:
         assert "alcie" not in {s.id for s in gb.students}
-    assert "16/16 +2 to grade" in rows["alice"] and " ok " in rows["alice"] and "LATE" not in rows["alice"], rows
-    assert "13/16 +2 to grade" in rows["bob"] and "test_one_hot_values" in rows["bob"], rows
+    assert f"{FULL} {TO_GRADE}" in rows["alice"] and " ok " in rows["alice"] and "LATE" not in rows["alice"], rows
+    assert f"{BOB_ROW} {TO_GRADE}" in rows["bob"] and "test_one_hot_values" in rows["bob"], rows
     assert f"graded {ASSIGNMENT}-Copy1.ipynb" in rows["bob"], rows
     assert (course / "autograded" / "bob" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").is_file()
-    assert "LATE 1 d 1 h (-3.2)" in rows["carol"], rows
+    assert LATE in rows["carol"], rows
     assert "missing" in rows["dave"] and "found draft.ipynb, final.ipynb" in rows["dave"], rows
     report = {r["student"]: r for r in csv.DictReader((course / "reports" / f"{ASSIGNMENT}.csv").open(encoding="utf-8"))}
     assert set(report) == {"alice", "bob", "carol", "dave"}
-    assert (report["carol"]["late_penalty"], report["carol"]["total"], report["carol"]["seconds_late"]) == ("3.2", "12.8", str(25 * 3600))
-    assert report["alice"]["written_to_grade"] == "2" and report["alice"]["total"] == "16"
+    assert (report["carol"]["late_penalty"], report["carol"]["total"], report["carol"]["seconds_late"]) == (f"{PENALTY:g}", _total(AUTO, -PENALTY), str(25 * 3600))
+    assert report["alice"]["written_to_grade"] == f"{WRITTEN_POINTS:g}" and report["alice"]["total"] == _total(AUTO)
     markdown = (course / "reports" / f"{ASSIGNMENT}.md").read_text(encoding="utf-8")
-    assert "| carol | 16/16 +2 to grade | LATE 1 d 1 h (-3.2) | ok |" in markdown and "alcie" in markdown
+    assert f"| carol | {FULL} {TO_GRADE} | {LATE} | ok |" in markdown and "alcie" in markdown
 
 
 def test_grade_create_adds_the_new_folder_and_keeps_the_others(course):
@@ -126,9 +146,9 @@ def test_grade_create_adds_the_new_folder_and_keeps_the_others(course):
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "1 submission(s) graded, 4 unchanged and kept, 0 folder(s) refused" in done.stdout, done.stdout
     rows = _rows(done)
-    assert "16/16" in rows["alcie"] and "unchanged" not in rows["alcie"]
-    assert "unchanged since it was graded" in rows["alice"] and "16/16" in rows["alice"]
-    assert "LATE 1 d 1 h (-3.2)" in rows["carol"] and "13/16" in rows["bob"] and "test_one_hot_values" in rows["bob"], rows
+    assert FULL in rows["alcie"] and "unchanged" not in rows["alcie"]
+    assert "unchanged since it was graded" in rows["alice"] and FULL in rows["alice"]
+    assert LATE in rows["carol"] and BOB_ROW in rows["bob"] and "test_one_hot_values" in rows["bob"], rows
     assert (course / "autograded" / "alice" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").stat().st_mtime_ns == graded_at
     with _gradebook(course) as gb:
         assert "alcie" in {s.id for s in gb.students}
@@ -143,11 +163,11 @@ def test_hand_grades_are_read_back_and_kept(course):
     done = _grade(course)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     rows = _rows(done)
-    assert "16/16 +1.5/2 " in rows["alice"] and "to grade" not in rows["alice"] and "?" not in rows["alice"], rows
-    assert "13/16 +2 to grade" in rows["bob"], rows
+    assert f"{FULL} +1.5/{WRITTEN_POINTS:g} " in rows["alice"] and "to grade" not in rows["alice"] and "?" not in rows["alice"], rows
+    assert f"{BOB_ROW} {TO_GRADE}" in rows["bob"], rows
     report = {r["student"]: r for r in csv.DictReader((course / "reports" / f"{ASSIGNMENT}.csv").open(encoding="utf-8"))}
-    assert (report["alice"]["written_score"], report["alice"]["written_to_grade"], report["alice"]["total"]) == ("1.5", "0", "17.5")
-    assert report["carol"]["total"] == "14.8", "the late penalty (from the automatic points) stays; the written points count in full"
+    assert (report["alice"]["written_score"], report["alice"]["written_to_grade"], report["alice"]["total"]) == ("1.5", "0", _total(AUTO, 1.5))
+    assert report["carol"]["total"] == _total(AUTO, -PENALTY, 2.0), "the late penalty (from the automatic points) stays; the written points count in full"
 
 
 def test_a_resubmission_regrades_that_student_only(course):
@@ -160,8 +180,8 @@ def test_a_resubmission_regrades_that_student_only(course):
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "1 submission(s) graded, 4 unchanged and kept" in done.stdout, done.stdout
     rows = _rows(done)
-    assert "16/16 +2 to grade" in rows["bob"] and "LATE 1 d 1 h (-3.2)" in rows["bob"] and "unchanged" not in rows["bob"], rows
-    assert "16/16 +1.5/2 " in rows["alice"] and "(review)" not in rows["alice"], rows
+    assert f"{FULL} {TO_GRADE}" in rows["bob"] and LATE in rows["bob"] and "unchanged" not in rows["bob"], rows
+    assert f"{FULL} +1.5/{WRITTEN_POINTS:g} " in rows["alice"] and "(review)" not in rows["alice"], rows
     marker = json.loads((course / "autograded" / "bob" / ASSIGNMENT / ".autograder-source").read_text())
     assert len(marker["fingerprint"]) == 64 and marker["fingerprint"] != "forged"
     with _gradebook(course) as gb:
@@ -174,13 +194,13 @@ def test_force_regrades_everyone(course):
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "5 submission(s) graded, 0 unchanged and kept" in done.stdout, done.stdout
     rows = _rows(done)
-    assert "16/16 +1.5/2 (review)" in rows["alice"], rows  # nbgrader keeps the hand grade and asks for a review
+    assert f"{FULL} +1.5/{WRITTEN_POINTS:g} (review)" in rows["alice"], rows  # nbgrader keeps the hand grade and asks for a review
 
 
 def test_nbgrader_export(course):
     nbgrader(["export"], course)
     scores = {r["student_id"]: r for r in csv.DictReader((course / "grades.csv").open())}
-    assert float(scores["alice"]["score"]) == 17.5
+    assert float(scores["alice"]["score"]) == AUTO + 1.5
     assert float(scores["bob"]["late_submission_penalty"]) > 0 and float(scores["alice"]["late_submission_penalty"]) == 0
 
 
@@ -197,11 +217,11 @@ def test_nbgrader_zero_policy_as_documented(tmp_path):
     _submit(course, "carol", perfect_submission(ASSIGNMENT, ROOT), timestamp=A_DAY_AND_AN_HOUR_LATE)
     done = _grade(course)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    assert "LATE 1 d 1 h (-16)" in _rows(done)["carol"], done.stdout
+    assert f"LATE 1 d 1 h (-{AUTO:g})" in _rows(done)["carol"], done.stdout
     with _gradebook(course) as gb:
         grade = gb.find_grade(WRITTEN, ASSIGNMENT, ASSIGNMENT, "carol")
         grade.manual_score, grade.needs_manual_grade = 2.0, False
         gb.db.commit()
     done = _grade(course)
     report = {r["student"]: r for r in csv.DictReader((course / "reports" / f"{ASSIGNMENT}.csv").open(encoding="utf-8"))}
-    assert report["carol"]["total"] == "2", "the hand-graded written answer counts after the zero penalty"
+    assert report["carol"]["total"] == _total(2.0), "the hand-graded written answer counts after the zero penalty"
