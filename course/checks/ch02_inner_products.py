@@ -13,44 +13,13 @@ import math
 
 import torch
 
-from autograder.checking import Clause, call_leaves_unchanged, check, describe, expect_dtype, expect_equal, expect_tensor
+from autograder.checking import call_leaves_unchanged, check, contract_clauses, describe, expect_dtype, expect_equal, expect_tensor
 from .ground_truth import cpu64, float64_ok, like
 
 A = ASSIGNMENT = "02"
 CONTRACT = ["scalar_projection", "cosine_similarity", "gram_matrix", "cosine_similarity_matrix", "most_similar", "subspace_projection"]
 
-CLAUSES = [
-    Clause("02.scalar_projection.values", "scalar_projection", "`scalar_projection(a, b)` equals $a \\cdot b / \\lVert b \\rVert$ over the last dimension (so $\\lVert a \\rVert \\cos\\theta$, whatever the length of `b`), shape `(...)` for inputs of shape `(..., D)` (0-dimensional for two plain vectors), on the inputs' device."),
-    Clause("02.scalar_projection.broadcast", "scalar_projection", "`a` and `b` broadcast against each other: `a` of shape `(N, D)` with `b` of shape `(D,)` projects every row of `a` onto the same `b`."),
-    Clause("02.scalar_projection.dtype", "scalar_projection", "keeps the inputs' dtype (`float64` stays `float64`)."),
-    Clause("02.scalar_projection.unchanged", "scalar_projection", "leaves `a` and `b` unchanged."),
-    Clause("02.cosine_similarity.values", "cosine_similarity", "`cosine_similarity(a, b, eps=1e-8)` equals $a \\cdot b / (\\lVert a \\rVert \\lVert b \\rVert)$ over the last dimension for non-zero vectors (the cosine of their angle, whatever their lengths), shape `(...)`, on the inputs' device."),
-    Clause("02.cosine_similarity.broadcast", "cosine_similarity", "`a` and `b` broadcast against each other, as for `scalar_projection`."),
-    Clause("02.cosine_similarity.zero", "cosine_similarity", "a zero vector has cosine `0` with anything, never `NaN` (with the default `eps`)."),
-    Clause("02.cosine_similarity.eps", "cosine_similarity", "uses its `eps` argument as the floor of the denominator: $\\max(\\lVert a \\rVert \\lVert b \\rVert, \\varepsilon)$ (eq. 2.2); the floor on each length of eq. 2.4, which `F.cosine_similarity` uses, is accepted too."),
-    Clause("02.cosine_similarity.dtype", "cosine_similarity", "keeps the inputs' dtype (`float64` stays `float64`)."),
-    Clause("02.cosine_similarity.unchanged", "cosine_similarity", "leaves `a` and `b` unchanged."),
-    Clause("02.cosine_similarity.builtin", "cosine_similarity", "does not call `torch.nn.functional.cosine_similarity`, `torch.cosine_similarity` or `torch.nn.CosineSimilarity`."),
-    Clause("02.gram_matrix.values", "gram_matrix", "`gram_matrix(X)` for `X` of shape `(N, D)` is $X X^\\top$, shape `(N, N)`, entry `(i, j)` the dot product of rows `i` and `j`, on the device of `X`."),
-    Clause("02.gram_matrix.batch", "gram_matrix", "works for `X` of shape `(..., N, D)` with any number of leading batch dimensions, giving `(..., N, N)`."),
-    Clause("02.gram_matrix.dtype", "gram_matrix", "keeps the dtype of `X` (`float64` stays `float64`)."),
-    Clause("02.gram_matrix.unchanged", "gram_matrix", "leaves `X` unchanged (shape and values)."),
-    Clause("02.cosine_similarity_matrix.values", "cosine_similarity_matrix", "`cosine_similarity_matrix(X, eps=1e-8)` for `X` of shape `(N, D)` has entry `(i, j)` equal to the cosine of rows `i` and `j` (eq. 2.4), shape `(N, N)`, whatever the lengths of the rows, on the device of `X`."),
-    Clause("02.cosine_similarity_matrix.batch", "cosine_similarity_matrix", "works for `X` of shape `(..., N, D)` with any number of leading batch dimensions, giving `(..., N, N)`."),
-    Clause("02.cosine_similarity_matrix.zero_rows", "cosine_similarity_matrix", "a zero row gives zeros in its row and column, diagonal included, never `NaN` (with the default `eps`)."),
-    Clause("02.cosine_similarity_matrix.eps", "cosine_similarity_matrix", "uses its `eps` argument: each row length is floored at $\\varepsilon$ (eq. 2.4, the formula of `F.cosine_similarity`); the floor on the product of the two lengths of eq. 2.2 is accepted too."),
-    Clause("02.cosine_similarity_matrix.dtype", "cosine_similarity_matrix", "keeps the dtype of `X` (`float64` stays `float64`)."),
-    Clause("02.cosine_similarity_matrix.unchanged", "cosine_similarity_matrix", "leaves `X` unchanged."),
-    Clause("02.cosine_similarity_matrix.builtin", "cosine_similarity_matrix", "does not call the three forbidden cosine routines."),
-    Clause("02.most_similar.values", "most_similar", "`most_similar(X, i)` returns a Python `int`: the index `j != i` whose row has the largest dot product with row `i`."),
-    Clause("02.most_similar.self", "most_similar", "never returns `i` itself: not when row `i` has the largest dot product with itself, nor when every other row has a negative score (then the least negative wins)."),
-    Clause("02.most_similar.ties", "most_similar", "ties go to the smallest such `j`."),
-    Clause("02.most_similar.unchanged", "most_similar", "leaves `X` unchanged."),
-    Clause("02.subspace_projection.values", "subspace_projection", "`subspace_projection(X, B)` for `X` of shape `(N, D)` and `B` of shape `(K, D)` with linearly independent rows (not necessarily orthogonal nor of length one) returns, for each row of `X`, the point of the span of the rows of `B` closest to it, shape `(N, D)`, on the device of `X`."),
-    Clause("02.subspace_projection.batch", "subspace_projection", "works for `X` of shape `(..., D)` with any number of leading dimensions, a single vector `(D,)` included; the result has the shape of `X`."),
-    Clause("02.subspace_projection.dtype", "subspace_projection", "keeps the dtype of the inputs (`float64` stays `float64`)."),
-    Clause("02.subspace_projection.unchanged", "subspace_projection", "leaves `X` and `B` unchanged."),
-]
+CLAUSES = contract_clauses(__file__, globals())
 
 COSINE_FORBIDDEN = ("torch.nn.functional.cosine_similarity", "torch.cosine_similarity", "torch.nn.CosineSimilarity")
 

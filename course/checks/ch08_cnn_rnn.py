@@ -9,7 +9,7 @@ unchanged and each ValueError are graded separately, so a failure names what is 
 import torch
 import torch.nn.functional as F
 
-from autograder.checking import Clause, check, describe, expect_tensor, expect_unchanged
+from autograder.checking import check, contract_clauses, describe, expect_tensor, expect_unchanged
 
 A = ASSIGNMENT = "08"
 CONTRACT = ["local_attention_mask", "shift_attention_matrix", "conv1d_via_attention", "rnn_forward", "graph_attention_mask",
@@ -18,56 +18,7 @@ CONTRACT = ["local_attention_mask", "shift_attention_matrix", "conv1d_via_attent
 CONV_FORBIDDEN = ("torch.nn.functional.conv1d", "torch.nn.Conv1d", "torch.conv1d")
 RNN_FORBIDDEN = ("torch.nn.RNN", "torch.nn.RNNCell")  # the recorder also finds aten::rnn_tanh(_cell) they reach
 
-CLAUSES = [
-    Clause(f"{A}.local_attention_mask.values", "local_attention_mask",
-           "`local_attention_mask(n, window)` has shape `(n, n)` and is `True` exactly where $|i - j| \\le$ `window` "
-           "(inclusive), also for `window = 0`, a window wider than the sequence, and `n = 1`."),
-    Clause(f"{A}.local_attention_mask.dtype", "local_attention_mask", "the mask's dtype is `torch.bool`."),
-    Clause(f"{A}.local_attention_mask.errors", "local_attention_mask", "a negative `window` raises `ValueError`."),
-    Clause(f"{A}.shift_attention_matrix.values", "shift_attention_matrix",
-           "`shift_attention_matrix(n, offset)` has shape `(n, n)`, a 1 at `[i, i + offset]` where $0 \\le i + \\text{offset} < n$ "
-           "and 0 elsewhere, for positive, negative and out-of-range offsets (no wrap-around)."),
-    Clause(f"{A}.shift_attention_matrix.dtype", "shift_attention_matrix", "the matrix's dtype is `torch.float32`."),
-    Clause(f"{A}.conv1d_via_attention.values", "conv1d_via_attention",
-           "`conv1d_via_attention(x, weight)` equals `F.conv1d(x.transpose(1, 2), weight, padding=K // 2).transpose(1, 2)`, "
-           "shape `(B, N, C_out)`, for any batch size, length (also shorter than the kernel), channel counts and odd `K`."),
-    Clause(f"{A}.conv1d_via_attention.dtype", "conv1d_via_attention", "the result has the dtype of `x` (`float32` or `float64`)."),
-    Clause(f"{A}.conv1d_via_attention.device", "conv1d_via_attention", "the result is on the device of `x`."),
-    Clause(f"{A}.conv1d_via_attention.unchanged", "conv1d_via_attention", "leaves `x` and `weight` unchanged (values and shapes)."),
-    Clause(f"{A}.conv1d_via_attention.even_kernel", "conv1d_via_attention", "an even kernel size `K` raises `ValueError`."),
-    Clause(f"{A}.conv1d_via_attention.channels", "conv1d_via_attention",
-           "`weight.shape[1]` different from the channel count of `x` raises `ValueError`."),
-    Clause(f"{A}.rnn_forward.values", "rnn_forward",
-           "`rnn_forward(x, W_xh, W_hh, b_h)` returns a tuple `(states, last)`: the states "
-           "$h_t = \\tanh(x_t W_{xh} + h_{t-1} W_{hh} + b_h)$ from $h_0 = 0$, stacked to `(B, N, H)`, and the last one `(B, H)`, "
-           "for any shapes including `N = 1`."),
-    Clause(f"{A}.rnn_forward.h0", "rnn_forward",
-           "a given `h0` of shape `(B, H)` is the initial state, passed by keyword or positionally."),
-    Clause(f"{A}.rnn_forward.dtype", "rnn_forward", "`states` and `last` have the dtype of `x` (`float32` or `float64`), with and without `h0`."),
-    Clause(f"{A}.rnn_forward.device", "rnn_forward", "`states` and `last` are on the device of `x`, with and without `h0`."),
-    Clause(f"{A}.rnn_forward.unchanged", "rnn_forward", "leaves `x`, `W_xh`, `W_hh`, `b_h` and `h0` unchanged (values and shapes)."),
-    Clause(f"{A}.graph_attention_mask.values", "graph_attention_mask",
-           "`graph_attention_mask(adjacency)` is `True` exactly where there is an edge $i \\to j$ or $j \\to i$, or $i = j$, "
-           "shape `(n, n)`, for any directed graph."),
-    Clause(f"{A}.graph_attention_mask.dtype", "graph_attention_mask", "the mask's dtype is `torch.bool`."),
-    Clause(f"{A}.graph_attention_mask.device", "graph_attention_mask", "the mask is on the device of `adjacency`."),
-    Clause(f"{A}.graph_attention_mask.unchanged", "graph_attention_mask", "leaves `adjacency` unchanged."),
-    Clause(f"{A}.graph_attention_mask.errors", "graph_attention_mask",
-           "an `adjacency` that is not a square 2-D matrix raises `ValueError`."),
-    Clause(f"{A}.causal_conv_as_attention.values", "causal_conv_as_attention",
-           "`causal_conv_as_attention(kernel, n)` is the `(n, n)` matrix `A` with `A[i, j] = kernel[K - 1 - (i - j)]` for "
-           "$0 \\le i - j < K$ and 0 elsewhere, so `A @ x` equals `F.conv1d` of `x` padded with `K - 1` zeros on the left; "
-           "also for `K > n` and `K = 1`."),
-    Clause(f"{A}.causal_conv_as_attention.dilation", "causal_conv_as_attention",
-           "`dilation=d` gives the same matrix as `dilation=1` with the kernel spread out by `d - 1` zeros between "
-           "consecutive taps (`A[i, i - (K - 1 - k) d] = kernel[k]`)."),
-    Clause(f"{A}.causal_conv_as_attention.dtype", "causal_conv_as_attention", "the matrix has the dtype of `kernel` (`float32` or `float64`)."),
-    Clause(f"{A}.causal_conv_as_attention.device", "causal_conv_as_attention", "the matrix is on the device of `kernel`."),
-    Clause(f"{A}.causal_conv_as_attention.unchanged", "causal_conv_as_attention", "leaves `kernel` unchanged."),
-    Clause(f"{A}.causal_conv_as_attention.bad_kernel", "causal_conv_as_attention",
-           "a `kernel` that is not a 1-D tensor with at least one entry raises `ValueError`."),
-    Clause(f"{A}.causal_conv_as_attention.bad_sizes", "causal_conv_as_attention", "`n < 1` or `dilation < 1` raises `ValueError`."),
-]
+CLAUSES = contract_clauses(__file__, globals())
 
 
 # ---------------------------------------------------------------- helpers

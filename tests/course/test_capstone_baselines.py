@@ -12,6 +12,7 @@ import torch
 from autograder.pipeline.score import solution_namespace
 from course import tagging_data as data
 from course import capstone
+from course.checks.ch09_capstone import measure_baselines
 
 from tests.support import ROOT
 
@@ -33,7 +34,7 @@ def test_fixed_window_baselines_stay_below_the_threshold_and_the_reference_passe
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        baselines = capstone.measure_baselines()
+        baselines = measure_baselines()
         reference = _reference_accuracy()
     finally:
         torch.set_num_threads(threads)
@@ -82,7 +83,7 @@ def test_the_recurrent_baseline_is_kept_apart_sees_the_whole_sentence_and_clears
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        recurrent = capstone.measure_baselines(baselines=capstone.RECURRENT_BASELINES)
+        recurrent = measure_baselines(baselines=capstone.RECURRENT_BASELINES)
     finally:
         torch.set_num_threads(threads)
     print(recurrent)

@@ -1,0 +1,202 @@
+"""ch09_capstone: the checks of TinyTagger."""
+import torch
+
+from autograder.checking import check, describe, expect_tensor
+
+from ... import tagging_data as data
+from . import ATTENTION_FORBIDDEN, FORBIDDEN_LAYER_KINDS, LAYER_FORBIDDEN, A
+
+# ---------------------------------------------------------------- TinyTagger
+CONFIGS = [(20, 5, 16, 2, 10), (len(data.VOCAB), len(data.TAGS), 32, 4, 64), (30, 7, 24, 3, 20)]
+
+
+def _tagger(ctx, vocab, tags, d_model, heads, max_len):
+    model = ctx.call("TinyTagger", vocab, tags, d_model, heads, max_len)
+    ctx.method(model, "to", str(ctx.device))
+    ctx.method(model, "eval")
+    return model
+
+
+def _logits(ctx, model, ids, num_tags, inputs):
+    got = ctx.method(model, "__call__", ids.clone())
+    if type(got) is not torch.Tensor or tuple(got.shape) != (*ids.shape, num_tags):
+        ctx.fail("logits of shape (B, N, num_tags)", f"got {describe(got)}", inputs)
+    if not got.is_floating_point() or got.device.type != ctx.device.type:
+        ctx.fail("float logits on the device of the ids", f"got {got.dtype} on {got.device}", inputs)
+    if not bool(torch.isfinite(got).all()):
+        ctx.fail("finite logits", "the logits contain NaN or inf", inputs)
+    return torch.Tensor.detach(got)
+
+
+def _state(ctx, model):
+    return {k: torch.Tensor.detach(v).clone() for k, v in ctx.method(model, "state_dict").items()}
+
+
+def _perturbed_logits_change(ctx, model, key, ids, num_tags, inputs, prop):
+    """Add noise to the state_dict entry `key`, load it back: the logits must change (then restore)."""
+    state = _state(ctx, model)
+    if key not in state:
+        ctx.fail(prop, f"the model's state_dict has no entry {key!r} (its entries: {', '.join(list(state)[:12])})", inputs)
+    before = _logits(ctx, model, ids, num_tags, inputs)
+    noisy = dict(state)
+    noisy[key] = state[key] + torch.randn(state[key].shape, generator=ctx.gen, dtype=torch.float64).to(state[key].device, state[key].dtype)
+    ctx.method(model, "load_state_dict", noisy)
+    after = _logits(ctx, model, ids, num_tags, inputs)
+    ctx.method(model, "load_state_dict", state)
+    if float((after - before).abs().max()) < 1e-6:
+        ctx.fail(prop, f"adding noise to {key} left every logit unchanged: it is not on the forward path", inputs)
+
+
+@check(f"{A}.TinyTagger.shapes", "TinyTagger", ATTENTION_FORBIDDEN)
+def tagger_shapes(ctx):
+    """(B, N) ids give finite float (B, N, num_tags) logits on the ids' device for N = 1 up to max_len, also with the default sizes."""
+    for vocab, tags, d_model, heads, max_len in CONFIGS:
+        model = _tagger(ctx, vocab, tags, d_model, heads, max_len)
+        for B, N in [(2, 5), (1, 1), (3, max_len)]:
+            ids = ctx.randint(1, vocab, (B, N))
+            _logits(ctx, model, ids, tags, f"ids {describe(ids)}, TinyTagger({vocab}, {tags}, {d_model}, {heads}, {max_len})")
+    model = ctx.call("TinyTagger", 11, 4)
+    ctx.method(model, "to", str(ctx.device))
+    ctx.method(model, "eval")
+    _logits(ctx, model, ctx.randint(1, 11, (2, 7)), 4, "ids (2, 7), TinyTagger(11, 4) with the default d_model, num_heads, max_len")
+    _logits(ctx, model, ctx.randint(1, 11, (1, 64)), 4, "ids (1, 64), TinyTagger(11, 4): the default max_len is 64")
+
+
+@check(f"{A}.TinyTagger.logits", "TinyTagger", ATTENTION_FORBIDDEN)
+def tagger_raw_logits(ctx):
+    """forward returns raw logits, not probabilities."""
+    for vocab, tags, d_model, heads, max_len in CONFIGS:
+        model = _tagger(ctx, vocab, tags, d_model, heads, max_len)
+        ids = ctx.randint(1, vocab, (3, 6))
+        inputs = f"ids {describe(ids)}, TinyTagger({vocab}, {tags}, {d_model}, {heads}, {max_len})"
+        logits = _logits(ctx, model, ids, tags, inputs)
+        sums = logits.sum(-1)
+        if bool((logits >= 0).all()) and torch.allclose(sums, torch.ones_like(sums), atol=1e-4):
+            ctx.fail("forward returns raw logits (cross_entropy applies the softmax)", "every row is a probability distribution", inputs)
+
+
+@check(f"{A}.TinyTagger.batch", "TinyTagger", ATTENTION_FORBIDDEN)
+def tagger_batch(ctx):
+    """A sentence's logits do not depend on the rest of the batch."""
+    for vocab, tags, d_model, heads, max_len in CONFIGS:
+        model = _tagger(ctx, vocab, tags, d_model, heads, max_len)
+        ids = ctx.randint(1, vocab, (3, 8))
+        ids[2, 5:] = data.PAD_ID  # sentences of 8, 8 and 5 words, the last one padded
+        inputs = f"ids {describe(ids)} (the last sentence padded from 5 to 8), TinyTagger({vocab}, {tags}, {d_model}, {heads}, {max_len})"
+        together = _logits(ctx, model, ids, tags, inputs)
+        expect_tensor(ctx, _logits(ctx, model, ids[2:3], tags, inputs), together[2:3], "a sentence's logits do not depend on the rest of the batch",
+                      inputs, atol=1e-4)
+
+
+@check(f"{A}.TinyTagger.context", "TinyTagger", ATTENTION_FORBIDDEN)
+def tagger_context(ctx):
+    """Changing one word changes the other words' logits."""
+    for vocab, tags, d_model, heads, max_len in CONFIGS:
+        model = _tagger(ctx, vocab, tags, d_model, heads, max_len)
+        inputs = f"TinyTagger({vocab}, {tags}, {d_model}, {heads}, {max_len})"
+        ids = ctx.randint(1, vocab, (1, 9))
+        changed = ids.clone()
+        changed[0, 1] = 1 + (int(ids[0, 1]) % (vocab - 1))  # another word at position 1
+        first, second = _logits(ctx, model, ids, tags, inputs), _logits(ctx, model, changed, tags, inputs)
+        if float((first[0, 0] - second[0, 0]).abs().max()) < 1e-6:
+            ctx.fail("each word's logits depend on the other words (attention mixes in the context)",
+                     "changing word 1 left the logits of word 0 unchanged", f"ids {ids[0].tolist()}, {inputs}")
+
+
+@check(f"{A}.TinyTagger.padding", "TinyTagger", ATTENTION_FORBIDDEN)
+def tagger_padding(ctx):
+    """Padding (id 0 at the end) does not change the logits of the real tokens."""
+    for vocab, tags, d_model, heads, max_len in CONFIGS[:2]:
+        model = _tagger(ctx, vocab, tags, d_model, heads, max_len)
+        N, extra = ctx.randrange(2, 7), ctx.randrange(1, 5)
+        ids = ctx.randint(1, vocab, (2, N))
+        padded = torch.cat([ids, torch.zeros(2, extra, dtype=torch.long, device=ctx.device)], dim=1)
+        inputs = f"ids {describe(ids)} padded with {extra} zeros, TinyTagger({vocab}, {tags}, {d_model}, {heads}, {max_len})"
+        expect_tensor(ctx, _logits(ctx, model, padded, tags, inputs)[:, :N], _logits(ctx, model, ids, tags, inputs),
+                      "padding keys are masked: the real tokens' logits do not change", inputs, atol=1e-4)
+
+
+@check(f"{A}.TinyTagger.attention_path", "TinyTagger", ATTENTION_FORBIDDEN)
+def tagger_attention_path(ctx):
+    """`attention` is the student's MultiHeadSelfAttention and perturbing attention.out_proj changes the logits."""
+    _logits_go_through(ctx, "attention", "MultiHeadSelfAttention", "attention.out_proj.weight",
+                       "the logits are computed through `attention` (perturbing attention.out_proj changes them)")
+
+
+def _logits_go_through(ctx, part, cls_name, perturbed, prop):
+    """``model.<part>`` is the student's ``cls_name``, and perturbing ``perturbed`` changes the logits."""
+    for vocab, tags, d_model, heads, max_len in CONFIGS[:2]:
+        model = _tagger(ctx, vocab, tags, d_model, heads, max_len)
+        inputs = f"TinyTagger({vocab}, {tags}, {d_model}, {heads}, {max_len})"
+        kind = _type_name(_part(ctx, model, part, f"your {cls_name}", inputs))
+        if kind.rsplit(".", 1)[-1] != cls_name:
+            ctx.fail(f"the tagger's `{part}` is your {cls_name}", f"model.{part} is a {kind}", inputs)
+        ids = ctx.randint(1, vocab, (2, 7))
+        _perturbed_logits_change(ctx, model, perturbed, ids, tags, f"ids {describe(ids)}, {inputs}", prop)
+
+
+def _part(ctx, model, name, what, inputs):
+    try:
+        return ctx.attr(model, name)
+    except AttributeError:
+        ctx.fail(f"the tagger's `{name}` is {what}", f"the model has no attribute {name!r}", inputs)
+
+
+def _type_name(obj) -> str:
+    name = getattr(obj, "type_name", None)  # a student object in the sandboxed kernel: its qualified type name
+    return name if isinstance(name, str) else f"{type(obj).__module__}.{type(obj).__qualname__}"
+
+
+def _module_tree(ctx, model, depth=8):
+    """(path, qualified type name) of every submodule, read through ctx.attr."""
+    found, todo = [], [("model", model, 0)]
+    while todo and len(found) < 500:
+        path, module, level = todo.pop()
+        children = ctx.attr(module, "_modules")
+        if not isinstance(children, dict) or level >= depth:
+            continue
+        for name, child in children.items():
+            if child is not None:
+                found.append((f"{path}.{name}", _type_name(child)))
+                todo.append((f"{path}.{name}", child, level + 1))
+    return found
+
+
+@check(f"{A}.TinyTagger.layers", "TinyTagger", LAYER_FORBIDDEN)
+def tagger_layers(ctx):
+    """No convolution or recurrent layer anywhere in the tagger (module tree, and F.conv* during forward)."""
+    model = _tagger(ctx, len(data.VOCAB), len(data.TAGS), 32, 4, 64)
+    inputs = f"TinyTagger({len(data.VOCAB)}, {len(data.TAGS)})"
+    for path, kind in _module_tree(ctx, model):
+        short = kind.rsplit(".", 1)[-1]
+        if any(word in short for word in FORBIDDEN_LAYER_KINDS):
+            ctx.fail("the tagger has no convolution or recurrent layer (attention must do the mixing)", f"{path} is a {kind}", inputs)
+    _logits(ctx, model, ctx.randint(1, len(data.VOCAB), (2, 9)), len(data.TAGS), inputs)  # F.conv* inside forward trips the forbidden-call check
+
+
+@check(f"{A}.TinyTagger.encoding_path", "TinyTagger", ATTENTION_FORBIDDEN)
+def tagger_encoding_path(ctx):
+    """`position` is the student's PositionalEncoding and perturbing position.pe changes the logits."""
+    _logits_go_through(ctx, "position", "PositionalEncoding", "position.pe",
+                       "word positions reach the logits through `position` (perturbing position.pe changes them)")
+
+
+@check(f"{A}.TinyTagger.positions", "TinyTagger", ATTENTION_FORBIDDEN)
+def tagger_positions(ctx):
+    """A repeated word differs by position; shuffling changes the logits, not only their order."""
+    for vocab, tags, d_model, heads, max_len in CONFIGS:
+        model = _tagger(ctx, vocab, tags, d_model, heads, max_len)
+        inputs = f"TinyTagger({vocab}, {tags}, {d_model}, {heads}, {max_len})"
+        word = ctx.randrange(1, vocab)
+        same = torch.full((1, 6), word, dtype=torch.long, device=ctx.device)
+        logits = _logits(ctx, model, same, tags, inputs)
+        if float((logits[0] - logits[0, :1]).abs().max()) < 1e-4:
+            ctx.fail("the same word at different positions gets different logits (positional encoding)",
+                     "all six positions got identical logits: the model cannot see positions", f"ids {same[0].tolist()}, {inputs}")
+        ids = ctx.randint(1, vocab, (4, 8))
+        perm = torch.randperm(8, generator=ctx.gen).to(ctx.device)
+        plain = _logits(ctx, model, ids, tags, inputs)
+        shuffled = _logits(ctx, model, ids[:, perm], tags, inputs)
+        if float((shuffled - plain[:, perm]).abs().max()) < 1e-4:
+            ctx.fail("shuffling the words changes the logits, not just their order", "the logits only moved with the words: the model ignores word order",
+                     f"ids {describe(ids)}, {inputs}")
