@@ -1,8 +1,8 @@
 """The course's one rule for choosing a device, written once.
 
 Every chapter page (``course.pages.device``), every notebook's setup cell (its text is this
-function's source: ``course.authoring``) and the hidden checks (``autograder.checking``) use
-it. It imports nothing but torch, so the check framework and the course edition can use it too.
+function's source) and the grader's checks use it. It imports nothing but torch, so the
+grader's check framework and the course edition (which ships this file) can both use it.
 """
 from __future__ import annotations
 

@@ -8,9 +8,7 @@ student's layers.
 """
 from autograder.checking import contract_clauses
 
-A = ASSIGNMENT = "05"
-CONTRACT = ["score_variance", "scaled_dot_product_attention", "SelfAttention", "restoring_scale"]
-SDPA_FORBIDDEN = ("torch.nn.functional.scaled_dot_product_attention",)
+from .shared import A, ASSIGNMENT, CONTRACT, SDPA_FORBIDDEN  # noqa: F401 - the contract's names and numbers
 
 CLAUSES = contract_clauses(__file__, globals())
 

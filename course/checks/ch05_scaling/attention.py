@@ -8,7 +8,7 @@ import torch.nn.functional as F
 from autograder.checking import check, describe, expect_tensor
 
 from ..ground_truth import cpu64
-from . import SDPA_FORBIDDEN, A
+from .shared import SDPA_FORBIDDEN, A
 
 
 # ---------------------------------------------------------------- scaled_dot_product_attention

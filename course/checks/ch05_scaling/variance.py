@@ -5,7 +5,7 @@ import torch
 
 from autograder.checking import check
 
-from . import A
+from .shared import A
 
 
 # ---------------------------------------------------------------- score_variance

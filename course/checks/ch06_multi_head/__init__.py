@@ -13,13 +13,7 @@ proportions), so a wrong scale is reported once, by the clause about values.
 """
 from autograder.checking import contract_clauses
 
-A = ASSIGNMENT = "06"
-CONTRACT = ["split_heads", "merge_heads", "MultiHeadSelfAttention", "load_torch_weights", "stack_head_projections"]
-MHSA_FORBIDDEN = (
-    "torch.nn.functional.scaled_dot_product_attention",
-    "torch.nn.MultiheadAttention",
-    "torch.nn.functional.multi_head_attention_forward",
-)
+from .shared import A, ASSIGNMENT, CONTRACT, MHSA_FORBIDDEN  # noqa: F401 - the contract's names and numbers
 
 CLAUSES = contract_clauses(__file__, globals())
 

@@ -6,7 +6,7 @@ import torch.nn as nn
 
 from autograder.checking import check, describe, expect_tensor
 
-from . import MHSA_FORBIDDEN, A
+from .shared import MHSA_FORBIDDEN, A
 from .heads import _merge_truth, _split_truth
 
 # ---------------------------------------------------------------- MultiHeadSelfAttention

@@ -3,7 +3,7 @@ import torch
 
 from autograder.checking import check, describe, expect_tensor
 
-from . import A
+from .shared import A
 
 
 # ---------------------------------------------------------------- split_heads / merge_heads

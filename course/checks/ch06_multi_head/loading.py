@@ -4,7 +4,7 @@ import torch.nn as nn
 
 from autograder.checking import check, expect_equal, expect_tensor
 
-from . import A
+from .shared import A
 from .attention import PROJECTIONS, _module
 
 

@@ -6,7 +6,7 @@ from autograder.checking import check, describe
 
 from ... import tagging_data as data
 from ...capstone import ambiguous_accuracy
-from . import LAYER_FORBIDDEN, A
+from .shared import LAYER_FORBIDDEN, A
 from .graded_run import train_reference
 from .tagger import _logits
 

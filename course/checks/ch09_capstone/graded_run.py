@@ -17,7 +17,7 @@ from ...capstone import (
     TRAIN_SIZE,
     ambiguous_accuracy,
 )
-from . import ATTENTION_FORBIDDEN, CALIBRATION_IDLE_S, CPU_BUDGET_S, A
+from .shared import ATTENTION_FORBIDDEN, CALIBRATION_IDLE_S, CPU_BUDGET_S, A
 from .tagger import _logits
 
 

@@ -4,7 +4,7 @@ import torch
 from autograder.checking import check, describe, expect_tensor
 
 from ..ch06_multi_head import closed_form_truth, read_weights, torch_truth
-from . import ATTENTION_FORBIDDEN, A
+from .shared import ATTENTION_FORBIDDEN, A
 
 
 # ---------------------------------------------------------------- PositionalEncoding

@@ -4,7 +4,7 @@ import torch
 from autograder.checking import check, describe, expect_tensor
 
 from ... import tagging_data as data
-from . import ATTENTION_FORBIDDEN, FORBIDDEN_LAYER_KINDS, LAYER_FORBIDDEN, A
+from .shared import ATTENTION_FORBIDDEN, FORBIDDEN_LAYER_KINDS, LAYER_FORBIDDEN, A
 
 # ---------------------------------------------------------------- TinyTagger
 CONFIGS = [(20, 5, 16, 2, 10), (len(data.VOCAB), len(data.TAGS), 32, 4, 64), (30, 7, 24, 3, 20)]

@@ -7,7 +7,7 @@ import torch.nn.functional as F
 from autograder.checking import check, describe
 
 from ... import tagging_data as data
-from . import A
+from .shared import A
 from .tagger import _logits, _state, _tagger
 
 

@@ -18,34 +18,11 @@ Ground truths, all computed here in float64 on the CPU from the grader's own inp
   as a closed form (the mean embedding of the prefix and the last token's embedding through the
   head), on the whole prefix at every step; its call log says how the student fed it.
 """
-import torch
-
 from autograder.checking import contract_clauses
 
-A = ASSIGNMENT = "10"
-CONTRACT = ["causal_mask", "CausalSelfAttention", "blockwise_attention", "greedy_generate"]
-
-SOFTMAX_FORBIDDEN = (
-    "torch.softmax", "torch.nn.functional.softmax", "torch.nn.Softmax", "torch.Tensor.softmax", "torch.special.softmax",
-    "torch.log_softmax", "torch.nn.functional.log_softmax", "torch.nn.LogSoftmax", "torch.Tensor.log_softmax",
-    "torch.special.log_softmax",
-)
-LAYER_FORBIDDEN = (
-    "torch.nn.functional.scaled_dot_product_attention",
-    "torch.nn.MultiheadAttention",
-    "torch.nn.functional.multi_head_attention_forward",
-)
-CSA_FORBIDDEN = LAYER_FORBIDDEN
-# Leaving PyTorch would hide the scores from the recorder that grades the memory clause.
-BLOCKWISE_FORBIDDEN = LAYER_FORBIDDEN + SOFTMAX_FORBIDDEN + ("torch.Tensor.numpy",)
+from .shared import A, ASSIGNMENT, BLOCKWISE_FORBIDDEN, CONTRACT, CSA_FORBIDDEN, LAYER_FORBIDDEN, SOFTMAX_FORBIDDEN  # noqa: F401 - the contract's names and numbers
 
 CLAUSES = contract_clauses(__file__, globals())
-
-
-def _tensor_or_fail(ctx, value, prop: str, inputs: str) -> torch.Tensor:
-    if type(value) is not torch.Tensor:
-        ctx.fail(prop, f"expected a torch.Tensor, got {type(value).__name__}", inputs)
-    return value
 
 # the checks register themselves when their modules are imported: layer.py (causal_mask,
 # CausalSelfAttention), blockwise.py (blockwise_attention), generation.py (greedy_generate)

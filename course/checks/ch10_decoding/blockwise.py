@@ -7,7 +7,7 @@ import torch.nn.functional as F
 from autograder.checking import check, describe, expect_tensor
 
 from ..ground_truth import cpu64, float64_ok
-from . import BLOCKWISE_FORBIDDEN, A, _tensor_or_fail
+from .shared import BLOCKWISE_FORBIDDEN, A, _tensor_or_fail
 
 
 # ---------------------------------------------------------------- blockwise_attention

@@ -4,7 +4,7 @@ import torch
 from autograder.checking import check, describe, expect_tensor
 
 from ..ground_truth import float64_ok
-from . import A, _tensor_or_fail
+from .shared import A, _tensor_or_fail
 
 
 # ---------------------------------------------------------------- greedy_generate

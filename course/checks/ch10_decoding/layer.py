@@ -7,7 +7,7 @@ from autograder.checking import check, describe, expect_tensor
 
 from ..ch06_multi_head import set_weights, torch_truth
 from ..ground_truth import cpu64, float64_ok
-from . import CSA_FORBIDDEN, A, _tensor_or_fail
+from .shared import CSA_FORBIDDEN, A, _tensor_or_fail
 
 
 # ---------------------------------------------------------------- causal_mask
