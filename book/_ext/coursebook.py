@@ -83,7 +83,7 @@ def _strings(node: ast.AST) -> list[str]:
     return []
 
 
-_TEX = {r"\top": "ᵀ", r"\sqrt": "√", r"\cdot": "·", r"\times": "×", r"\alpha": "α", r"\le": "≤", r"\ge": "≥"}
+_TEX = {r"\top": "ᵀ", r"\sqrt": "√", r"\cdot": "·", r"\times": "×", r"\alpha": "α", r"\ell": "ℓ", r"\le": "≤", r"\ge": "≥"}
 
 
 def _plain(text: str) -> str:

@@ -126,7 +126,7 @@ def test_pages_with_interactive_figures_load_vega_once_and_others_not_at_all(bui
             assert count == (1 if figures else 0), f"{name}.html loads {script} {count} times ({figures} figures)"
         assert html.count('class="course-vega-spec"') == figures and html.count('class="course-interactive-text"') == figures
         with_figures += bool(figures)
-    assert with_figures >= 8, f"only {with_figures} pages have an interactive figure (chapters 02-09 must)"
+    assert with_figures >= 9, f"only {with_figures} pages have an interactive figure (chapters 02-10 must)"
     for script in VEGA:
         assert (built / "_static" / script).is_file(), f"{script} is not served by the book"
 
