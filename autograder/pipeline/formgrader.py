@@ -19,9 +19,6 @@ from nbconvert.exporters import NotebookExporter
 from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool
 
-from .feedback import strip_hidden_tests
-from .sanitize import neutralize_html
-
 REFUSAL = (
     "Autograde from formgrader is turned off in this course: it would run the student's code "
     "without a sandbox, inside this Jupyter server. Grade with the sandboxed grader from the "
@@ -36,6 +33,11 @@ class HiddenTestsRemoved(Preprocessor):
     enabled = Bool(True)
 
     def preprocess(self, nb, resources):
+        # imported here, not above: nbgrader_config.py imports this module for every nbgrader
+        # command, and the feedback steps import the grading machinery (PyTorch among it)
+        from .feedback import strip_hidden_tests
+        from .sanitize import neutralize_html
+
         nb = strip_hidden_tests(nb)
         neutralize_html(nb)
         return nb, resources

@@ -42,3 +42,32 @@ def test_warnings_do_not_fail_and_deleted_tests_come_back(tmp_path):
     assert grades["warns"] == 1, "a warning on stderr must not fail a test cell"
     assert grades["fails"] == 0, "a failing test cell loses its points"
     assert grades["imports"] == 1, "the deleted test cell was restored and found the course package"
+
+
+LOADS_CONFIG = """
+import json, sys
+from nbgrader.apps import NbGraderAPI  # nbgrader itself, loaded before the count
+from traitlets.config.loader import PyFileConfigLoader
+before = set(sys.modules)
+config = PyFileConfigLoader("nbgrader_config.py", path=sys.argv[1]).load_config()
+print(json.dumps({"new": sorted(set(sys.modules) - before),
+                  "preprocessors": [p.__name__ for p in config.GenerateFeedback.preprocessors]}))
+"""
+HEAVY = ("torch", "numpy", "course", "autograder.checking", "autograder.isolation", "autograder.pipeline.execute")
+
+
+def test_loading_the_config_imports_nothing_heavy():
+    """Every nbgrader command (db student add, export, formgrader) loads nbgrader_config.py: it must
+    not import PyTorch or the grading machinery (each command then took 6-36 s). Loaded as nbgrader
+    loads it (traitlets' file loader, in a fresh interpreter); the feedback preprocessor it names
+    imports its machinery only when it runs."""
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", LOADS_CONFIG, str(ROOT)], capture_output=True, text=True, timeout=600, cwd="/")
+    assert done.returncode == 0, done.stderr[-3000:]
+    loaded = json.loads(done.stdout.splitlines()[-1])
+    heavy = [m for m in loaded["new"] if m.split(".")[0] in HEAVY or m.startswith(HEAVY)]
+    assert loaded["preprocessors"][0] == "HiddenTestsRemoved", loaded["preprocessors"]
+    assert not heavy, f"loading nbgrader_config.py imported {heavy[:12]} (import them where they are used, not at module level)"
