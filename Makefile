@@ -107,6 +107,7 @@ release: $(RUNTIME)
 # The course edition for a graded class: the book and the exercises without solutions, model
 # answers or hidden tests, as a repository of its own (README, "Two editions").
 #   make course-edition DEST=../self-attention-class [REPOSITORY_URL=https://github.com/you/class]
+#   (from a root whose _config.yml names the edition's repository: README, "Two editions")
 course-edition: $(RUNTIME)
 	@test -n "$(DEST)" || { echo "usage: make course-edition DEST=<folder> [REPOSITORY_URL=<its repository>]" >&2; exit 2; }
 	$(BIN)/python -m tools.course_edition "$(DEST)" $(if $(REPOSITORY_URL),--repository-url "$(REPOSITORY_URL)")

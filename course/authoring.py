@@ -141,7 +141,12 @@ def _source_of(function) -> str:
     return inspect.getsource(function).rstrip("\n")
 
 
-SETUP_SOURCE = _SETUP_TEMPLATE.format(package=course_package_url(), pick_device=_source_of(pick_device))
+def setup_source(package: str) -> str:
+    """The notebooks' setup cell for the course package at ``package`` (a pip requirement)."""
+    return _SETUP_TEMPLATE.format(package=package, pick_device=_source_of(pick_device))
+
+
+SETUP_SOURCE = setup_source(course_package_url())
 
 # The first lines of every chapter page's first code cell (book/NN-*.md), before its imports
 # from `course`: a page downloaded as a notebook installs the package on Colab, and elsewhere
@@ -155,7 +160,14 @@ if importlib.util.find_spec("course") is None:
         raise ModuleNotFoundError(f"this page needs the course package: pip install {{COURSE_PACKAGE}}")
     subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", COURSE_PACKAGE], check=True)
 """
-PAGE_PREAMBLE = _PAGE_PREAMBLE_TEMPLATE.format(package=course_package_url())
+
+
+def page_preamble(package: str) -> str:
+    """The first lines of a chapter page's first code cell, for the course package at ``package``."""
+    return _PAGE_PREAMBLE_TEMPLATE.format(package=package)
+
+
+PAGE_PREAMBLE = page_preamble(course_package_url())
 _PAGE_PREAMBLE_RE = re.compile(r"# The course's helpers \(`course`\).*?\n[ \t]*subprocess\.run\(.*?\n", re.S)
 _FIRST_CODE_CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(?:---\n.*?\n---\n|(?::[^\n]*\n)*)", re.S | re.M)
 
@@ -178,7 +190,7 @@ def write_setup_cells(root: Path | None = None) -> list[Path]:
     ``python -m autograder release``)."""
     root = Path(root) if root else Path(__file__).resolve().parents[1]
     package = course_package_url(root)
-    setup = clean(_SETUP_TEMPLATE.format(package=package))
+    setup = clean(setup_source(package))
     changed = []
     for path in sorted(root.glob("solutions/*/*.ipynb")):
         nb = nbformat.read(str(path), as_version=4)
@@ -189,7 +201,7 @@ def write_setup_cells(root: Path | None = None) -> list[Path]:
             changed.append(path)
     for path in sorted(root.glob("book/[0-9][0-9]-*.md")):
         text = path.read_text(encoding="utf-8")
-        new = with_page_preamble(text, _PAGE_PREAMBLE_TEMPLATE.format(package=package))
+        new = with_page_preamble(text, page_preamble(package))
         if new != text:
             path.write_text(new, encoding="utf-8")
             changed.append(path)

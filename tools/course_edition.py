@@ -17,12 +17,20 @@ assignments. The course edition is that release as a repository and a book:
   package ``autograder/``, and no book page or table-of-contents entry for solutions;
 * its own README, Makefile (``make book``, ``make test``, ``make workspace``),
   ``pyproject.toml`` (the ``course`` package only) and a small test suite;
+* the pages' and notebooks' setup cells install *this edition's* package (``git+`` the
+  repository and branch of ``_config.yml``), never the open edition's, which carries the
+  hidden checks: the edition is made only from a course root configured for it (below),
+  and nothing in it may name the open repository;
 * the blocks of the book's pages marked ``% open-edition:begin`` / ``% open-edition:end``
   are replaced by the text below (they speak of the reference solutions and of tools
   this edition does not ship).
 
 The instructor keeps this repository private, grades from it (``python -m autograder
 grade``), and publishes the course edition (a repository of its own, or its built book).
+First, once, in this repository: ``repository: url:`` in ``_config.yml`` set to the
+edition's repository, ``python -m course.authoring`` (the setup cells and page preambles
+from it) and ``python -m autograder release`` (the exercises again). The notebooks the
+class hands in then have the setup cell of the notebooks graded against.
 """
 from __future__ import annotations
 
@@ -34,7 +42,8 @@ from pathlib import Path
 
 import yaml
 
-from autograder.pipeline.coursedir import COURSE_ROOT, RELEASE_DIR, SOURCE_DIR
+from autograder.pipeline.coursedir import COURSE_ROOT, RELEASE_DIR, SOURCE_DIR, assignments, read
+from course import authoring
 
 COPIED = ["book", RELEASE_DIR, "requirements.txt", "LICENSE", "binder", ".gitignore"]
 COURSE_FILES = ["course/__init__.py", "course/pages.py", "course/device_rule.py", "course/figures.py", "course/tagging_data.py", "course/capstone.py"]
@@ -155,6 +164,7 @@ EDITION_TESTS = '''"""The course edition holds what students need and nothing an
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import yaml
@@ -192,6 +202,31 @@ def test_the_toc_lists_only_files_that_exist():
     assert not [f for f in files if f.startswith("solutions/")]
 
 
+def _package():
+    """What the setup cells must install: this edition's repository and branch (_config.yml)."""
+    repo = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["repository"]
+    return "git+" + repo["url"].rstrip("/") + "@" + repo.get("branch", "main")
+
+
+OPEN_REPOSITORY = "/".join({open_parts})  # the open edition's, spelt in pieces so that this file does not name it
+
+
+def test_setup_cells_install_this_edition_never_the_open_one():
+    """The open edition's package carries the hidden checks: no cell of a page or notebook here
+    names its repository, and every setup cell installs this edition's package."""
+    package = _package()
+    texts = [(path.name, "".join(c["source"])) for path in _notebooks() for c in json.loads(path.read_text(encoding="utf-8"))["cells"]]
+    pages = sorted((ROOT / "book").glob("*.md"))
+    texts += [(path.name, path.read_text(encoding="utf-8")) for path in pages]
+    for name, text in texts:
+        assert OPEN_REPOSITORY not in text, f"{{name}} names the open edition's repository, whose package has the hidden checks"
+        for found in re.findall(r'COURSE_PACKAGE = "([^"]+)"', text):
+            assert found == package, f"{{name}} installs {{found}}, not this edition's {{package}}"
+    installing = {{name for name, text in texts if f'COURSE_PACKAGE = "{{package}}"' in text}}
+    expected = {{p.name for p in _notebooks()}} | {{p.name for p in pages if p.name[:2].isdigit()}}
+    assert installing == expected, f"without a setup cell for this edition: {{sorted(expected - installing)}}"
+
+
 def test_the_page_helpers_import():
     import course
     from course import check_shape, device, seed_everything
@@ -202,8 +237,54 @@ def test_the_page_helpers_import():
 '''
 
 
+OPEN_REPOSITORY = authoring.DEFAULT_REPOSITORY[0]
+OPEN_PATH = OPEN_REPOSITORY.split("://", 1)[1].split("/", 1)[1]  # owner/name: also in Colab and Binder links
+PREPARE = ("in the course root: set `repository: url:` in _config.yml to {url}, then run "
+           "`python -m course.authoring` and `python -m autograder release`, and make the edition again")
+
+
+def edition_package(root: Path, repository_url: str | None) -> str:
+    """The package the edition's setup cells install: ``git+<url>@<branch>`` of the root's
+    _config.yml. Refuses the open edition's repository, a ``repository_url`` that the root is
+    not configured for, and pages or released notebooks that name another package (not
+    rewritten and released since the URL changed)."""
+    package = authoring.course_package_url(root)
+    url = package[len("git+"):].rsplit("@", 1)[0]
+    wanted = (repository_url or "").rstrip("/").removesuffix(".git")
+    if url == OPEN_REPOSITORY or (wanted and wanted != url):
+        why = "is the open edition's (whose package carries the hidden checks)" if url == OPEN_REPOSITORY else f"is not {wanted}"
+        raise SystemExit(f"_config.yml's repository {url} {why}: " + PREPARE.format(url=wanted or "the course edition's repository"))
+    stale = [str(p.relative_to(root)) for p in sorted(root.glob("book/[0-9][0-9]-*.md"))
+             if authoring.with_page_preamble(p.read_text(encoding="utf-8"), authoring.page_preamble(package)) != p.read_text(encoding="utf-8")]
+    setup = authoring.clean(authoring.setup_source(package))
+    for a in assignments(root):
+        cells = [c for c in read(root / RELEASE_DIR / a / f"{a}.ipynb").cells if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "setup"]
+        stale += [f"{RELEASE_DIR}/{a}/{a}.ipynb" for c in cells[:1] if c.source != setup]
+    if stale:
+        raise SystemExit(f"these do not install {package}: {', '.join(stale)}; " + PREPARE.format(url=url))
+    return package
+
+
+def open_repository_mentions(dest: Path) -> list[str]:
+    """Files of the edition (pages, notebooks, configuration; not its tests or builds) that name
+    the open repository."""
+    found = []
+    for path in sorted(p for p in dest.rglob("*") if p.is_file() and p.suffix in (".md", ".ipynb", ".yml", ".txt", ".py", ".toml", "")):
+        rel = path.relative_to(dest)
+        if rel.parts[0] in ("_build", ".venv", "tests"):
+            continue
+        if OPEN_PATH in path.read_text(encoding="utf-8", errors="replace"):
+            found.append(str(rel))
+    return found
+
+
 def course_edition(dest: Path, root: Path = COURSE_ROOT, repository_url: str | None = None, force: bool = False) -> Path:
-    """Write the course edition into ``dest`` (a new or empty folder, or any with ``force``)."""
+    """Write the course edition into ``dest`` (a new or empty folder, or any with ``force``),
+    from a ``root`` configured for the edition's repository (``repository_url``, when given,
+    must be it)."""
+    root = Path(root)
+    package = edition_package(root, repository_url)
+    url = package[len("git+"):].rsplit("@", 1)[0]
     dest = Path(dest).resolve()
     if dest.exists() and any(dest.iterdir()):
         if not force:
@@ -223,8 +304,9 @@ def course_edition(dest: Path, root: Path = COURSE_ROOT, repository_url: str | N
         text = page.read_text(encoding="utf-8")
         if OPEN_BLOCK.search(text):
             rel = str(page.relative_to(dest))
-            page.write_text(OPEN_BLOCK.sub(lambda _: REPLACEMENTS.get(rel, ""), text), encoding="utf-8")
-    _write_config(root, dest, repository_url)
+            text = OPEN_BLOCK.sub(lambda _: REPLACEMENTS.get(rel, ""), text)
+        page.write_text(text.replace(OPEN_REPOSITORY, url), encoding="utf-8")  # e.g. the student guide's git clone
+    shutil.copy2(root / "_config.yml", dest / "_config.yml")
     _write_toc(root, dest)
     version = re.search(r'^version = "([^"]+)"', (root / "pyproject.toml").read_text(encoding="utf-8"), re.M).group(1)
     config = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
@@ -234,19 +316,11 @@ def course_edition(dest: Path, root: Path = COURSE_ROOT, repository_url: str | N
     pytest_pin = [line for line in (root / "requirements-test.txt").read_text(encoding="utf-8").splitlines() if line.startswith("pytest==")]
     (dest / "requirements-test.txt").write_text("# This edition's tests.\n" + "\n".join(pytest_pin) + "\n", encoding="utf-8")
     (dest / "tests").mkdir()
-    (dest / "tests" / "test_edition.py").write_text(EDITION_TESTS.replace("{exercises}", RELEASE_DIR).replace("{{", "{").replace("}}", "}"), encoding="utf-8")
+    (dest / "tests" / "test_edition.py").write_text(EDITION_TESTS.replace("{exercises}", RELEASE_DIR).replace("{open_parts}", repr(OPEN_PATH.split("/"))).replace("{{", "{").replace("}}", "}"), encoding="utf-8")
+    leaks = open_repository_mentions(dest)
+    if leaks:
+        raise SystemExit(f"the course edition in {dest} names the open repository in: {', '.join(leaks)}")
     return dest
-
-
-def _write_config(root: Path, dest: Path, repository_url: str | None) -> None:
-    """_config.yml as it is, with the repository URL replaced when one is given (the launch
-    buttons then open the edition's notebooks, not the instructor's repository's)."""
-    text = (root / "_config.yml").read_text(encoding="utf-8")
-    if repository_url:
-        text, n = re.subn(r"(?m)^(  url: ).*$", lambda m: m.group(1) + repository_url, text, count=1)
-        if n != 1:
-            raise SystemExit("_config.yml has no repository url line to replace")
-    (dest / "_config.yml").write_text(text, encoding="utf-8")
 
 
 def _write_toc(root: Path, dest: Path) -> None:
@@ -260,7 +334,8 @@ def _write_toc(root: Path, dest: Path) -> None:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.course_edition", description=__doc__.split("\n\n")[0])
     parser.add_argument("dest", help="folder to write the course edition into (new or empty)")
-    parser.add_argument("--repository-url", help="the edition's own repository, for the book's launch and repository buttons")
+    parser.add_argument("--repository-url", help="the edition's own repository: _config.yml's repository url must be it "
+                        "(its setup cells install the course package from there)")
     parser.add_argument("--force", action="store_true", help="replace a folder that is not empty")
     args = parser.parse_args(argv)
     dest = course_edition(Path(args.dest), repository_url=args.repository_url, force=args.force)

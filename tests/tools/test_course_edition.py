@@ -9,6 +9,7 @@ import html
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -17,8 +18,10 @@ from pathlib import Path
 import pytest
 
 from autograder.pipeline.coursedir import assignments, nbgrader_meta, read, source_path
+from course import authoring
 from tests.support import ROOT
-from tools.course_edition import course_edition
+from tests.support.coursecopy import nbgrader, run
+from tools.course_edition import OPEN_PATH, OPEN_REPOSITORY, course_edition, open_repository_mentions
 
 FIXED_SECRETS = ["BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "run_check(",
                  "from course.checks import", "autograder.checking"]
@@ -126,10 +129,72 @@ def run_make(dest: Path, target: str) -> subprocess.CompletedProcess:
     return subprocess.run(["make", target], cwd=dest, env=env, capture_output=True, text=True, timeout=3600)
 
 
+EDITION_URL = "https://github.com/example-class/self-attention-edition"
+ROOT_FILES = ["book", "exercises", "solutions", "nbgrader_config.py", "_config.yml", "_toc.yml", "pyproject.toml",
+              "requirements.txt", "requirements-test.txt", "LICENSE", "binder", ".gitignore", "course"]
+
+
+def configured_root(dest: Path, url: str = EDITION_URL) -> Path:
+    """A copy of the course root prepared for an edition at ``url`` as the README says: the URL in
+    _config.yml, ``python -m course.authoring`` (here its function), then the release (nbgrader)."""
+    for name in ROOT_FILES:
+        copy = shutil.copytree if (ROOT / name).is_dir() else shutil.copy2
+        copy(ROOT / name, dest / name, **({"ignore": shutil.ignore_patterns("_build", "__pycache__")} if copy is shutil.copytree else {}))
+    config = dest / "_config.yml"
+    config.write_text(re.sub(r"(?m)^(  url: ).*$", lambda m: m.group(1) + url, config.read_text(encoding="utf-8"), count=1), encoding="utf-8")
+    assert authoring.write_setup_cells(dest), "nothing was rewritten for the new URL"
+    for a in assignments(dest):
+        nbgrader(["generate_assignment", a, "--force", "--log-level=WARN"], dest)
+    return dest
+
+
 @pytest.fixture(scope="module")
-def edition(tmp_path_factory) -> Path:
+def class_root(tmp_path_factory) -> Path:
+    return configured_root(tmp_path_factory.mktemp("class-root"))
+
+
+def test_the_edition_installs_its_own_package_never_the_open_one(class_root, tmp_path):
+    """Every page's first cell and every notebook's setup cell install the edition's package (the
+    open one carries the hidden checks), nothing of the edition names the open repository, and the
+    edition's own test of it passes there and fails on a planted mention."""
+    dest = course_edition(tmp_path / "class", class_root, repository_url=EDITION_URL + ".git")
+    package = f'COURSE_PACKAGE = "git+{EDITION_URL}@main"'
+    for path in sorted((dest / "exercises").glob("*/*.ipynb")):
+        setup = next(c for c in read(path).cells if nbgrader_meta(c).get("grade_id") == "setup")
+        assert package in setup.source, f"{path.name}'s setup cell does not install the edition's package"
+    for path in sorted((dest / "book").glob("[0-9][0-9]-*.md")):
+        assert package in path.read_text(encoding="utf-8"), f"{path.name}'s first cell does not install the edition's package"
+    assert f"git clone {EDITION_URL}.git" in (dest / "book" / "students.md").read_text(encoding="utf-8")
+    assert not open_repository_mentions(dest) and OPEN_PATH not in (dest / "_config.yml").read_text(encoding="utf-8")
+    own_test = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_edition.py", "-k", "open_one"]
+    done = run(own_test, dest)
+    assert done.returncode == 0 and "1 passed" in done.stdout, done.stdout[-3000:]
+    page = dest / "book" / "03-softmax.md"
+    page.write_text(page.read_text(encoding="utf-8").replace(f"git+{EDITION_URL}@main", f"git+{OPEN_REPOSITORY}@main", 1), encoding="utf-8")
+    assert open_repository_mentions(dest) == ["book/03-softmax.md"]
+    done = run(own_test, dest)
+    assert done.returncode != 0 and "03-softmax.md names the open edition's repository" in done.stdout, done.stdout[-3000:]
+
+
+def test_the_edition_is_not_made_for_the_open_repository(class_root, tmp_path):
+    """From a root still configured for the open repository, for another URL than the root's, or
+    with a notebook not released again since the URL changed: refused, with what to run."""
+    with pytest.raises(SystemExit, match="is the open edition's.*python -m course.authoring.*python -m autograder release"):
+        course_edition(tmp_path / "a", ROOT, repository_url=EDITION_URL)
+    with pytest.raises(SystemExit, match=f"is not https://github.com/other/class: .*set `repository: url:`"):
+        course_edition(tmp_path / "b", class_root, repository_url="https://github.com/other/class/")
+    stale = tmp_path / "stale"
+    shutil.copytree(class_root, stale)
+    shutil.copy2(ROOT / "exercises" / "05-scaling" / "05-scaling.ipynb", stale / "exercises" / "05-scaling" / "05-scaling.ipynb")
+    with pytest.raises(SystemExit, match="do not install .*: exercises/05-scaling/05-scaling.ipynb; "):
+        course_edition(tmp_path / "c", stale)
+    assert not (tmp_path / "c").exists()
+
+
+@pytest.fixture(scope="module")
+def edition(class_root, tmp_path_factory) -> Path:
     """The edition as its users meet it: its own ``.venv``, then its own ``make book``."""
-    dest = course_edition(tmp_path_factory.mktemp("edition") / "class", ROOT, repository_url="https://github.com/example-class/self-attention-edition")
+    dest = course_edition(tmp_path_factory.mktemp("edition") / "class", class_root, repository_url=EDITION_URL)
     edition_venv(dest)
     done = run_make(dest, "book")
     assert done.returncode == 0, f"the course edition's `make book` failed:\n{done.stdout[-5000:]}\n{done.stderr[-3000:]}"
@@ -155,7 +220,7 @@ def test_the_edition_has_what_students_need_and_not_the_rest(edition):
     html = edition / "_build" / "html"
     assert (html / "book" / "09-capstone.html").is_file() and (html / "exercises" / "03-softmax" / "03-softmax.html").is_file()
     assert not (html / "solutions").exists(), "solution pages were built"
-    assert "https://github.com/example-class/self-attention-edition" in (html / "book" / "01-text-representations.html").read_text(encoding="utf-8")
+    assert EDITION_URL in (html / "book" / "01-text-representations.html").read_text(encoding="utf-8")
     intro = (edition / "book" / "intro.md").read_text(encoding="utf-8")
     assert "open-edition" not in intro and "reference solutions" not in intro and "hidden\ntests; this edition" in intro
 
