@@ -6,6 +6,7 @@
     selfcheck.py   one notebook through the pipeline (``check``)
     classgrade.py  a class through the pipeline, in parallel or on Dask (``grade``)
     cli.py         ``python -m autograder {release,check,grade,feedback}``
+    termcli.py     the term's gradebook commands (``extension``, ...)
 
 The checks themselves are course content, in the ``course`` package (``course/checks/``).
 

@@ -1,4 +1,5 @@
-"""Command line: ``python -m autograder {release,check,grade,feedback}``."""
+"""Command line: ``python -m autograder {release,check,grade,feedback}``, and the term's gradebook
+commands (``extension``, ...: ``termcli.py``)."""
 from __future__ import annotations
 
 import argparse
@@ -9,6 +10,7 @@ import time
 import traceback
 from pathlib import Path
 
+from . import termcli
 from .pipeline.coursedir import COURSE_ROOT, assignments
 
 
@@ -158,6 +160,7 @@ def main(argv=None) -> int:
     p.set_defaults(func=cmd_check)
 
     add_commands(sub)  # grade, feedback
+    termcli.add_commands(sub)  # extension, students, export
 
     args = parser.parse_args(argv)
     return args.func(args)

@@ -1,0 +1,101 @@
+"""A term's gradebook commands, in one throwaway copy of the course with a small class graded in
+the sandbox: alice on time, carol a day and an hour late, erin never submitted.
+
+* ``python -m autograder extension``: applied at once to what ``nbgrader export`` and ``grade``'s
+  table and reports show (no ``--force``); ``--until``; ``--hours 0`` removes it; refusals."""
+from __future__ import annotations
+
+import csv
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.pipeline.test_instructor_workflow import A_DAY_AND_AN_HOUR_LATE, AUTO, DUE, ON_TIME, _rows, _submit
+from tests.support import ROOT
+from tests.support.cheats import ASSIGNMENT
+from tests.support.coursecopy import make_course_copy, nbgrader, run
+from tests.support.studentwork import perfect_submission
+
+STUDENTS = (("alice", "Alice", "Liddell"), ("carol", "Carol", "Lewis"), ("erin", "Erin", "Ellis"))
+
+
+def _grade(course: Path, *extra: str):
+    return run([sys.executable, "-m", "autograder", "grade", ASSIGNMENT, "--jobs", "2", *extra], course)
+
+
+def _extension(course: Path, *args: str):
+    return run([sys.executable, "-m", "autograder", "extension", *args], course)
+
+
+def _export(course: Path, tmp_path: Path) -> dict[str, dict]:
+    out = tmp_path / "grades.csv"
+    nbgrader(["export", "--to", str(out)], course)
+    return {r["student_id"]: r for r in csv.DictReader(out.open(encoding="utf-8"))}
+
+
+def _report(course: Path) -> dict[str, dict]:
+    return {r["student"]: r for r in csv.DictReader((course / "reports" / f"{ASSIGNMENT}.csv").open(encoding="utf-8"))}
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    course = make_course_copy(ROOT, tmp_path_factory.mktemp("term") / "course", with_exercises=True)
+    nbgrader(["generate_assignment", ASSIGNMENT, "--force"], course)
+    nbgrader(["db", "assignment", "add", ASSIGNMENT, f"--duedate={DUE}"], course)
+    for student, first, last in STUDENTS:
+        nbgrader(["db", "student", "add", student, f"--last-name={last}", f"--first-name={first}"], course)
+    perfect = perfect_submission(ASSIGNMENT, ROOT)
+    _submit(course, "alice", perfect, timestamp=ON_TIME)
+    _submit(course, "carol", perfect, timestamp=A_DAY_AND_AN_HOUR_LATE)
+    done = _grade(course)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "LATE 1 d 1 h" in _rows(done)["carol"], done.stdout
+    return course
+
+
+def test_an_extension_is_seen_at_once_by_export_and_grade(course, tmp_path):
+    penalty = 0.2 * AUTO  # two started days late
+    assert float(_export(course, tmp_path)["carol"]["late_submission_penalty"]) == pytest.approx(penalty)
+    done = _extension(course, "carol", ASSIGNMENT, "--hours", "26")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "extension 26 h" in done.stdout and "on time" in done.stdout and f"{penalty:g} -> 0 point(s)" in done.stdout, done.stdout
+    exported = _export(course, tmp_path)["carol"]
+    assert float(exported["late_submission_penalty"]) == 0 and float(exported["score"]) == AUTO, exported
+    done = _grade(course)  # no --force
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "LATE" not in _rows(done)["carol"] and f"{AUTO:g}/{AUTO:g}" in _rows(done)["carol"], done.stdout
+    report = _report(course)["carol"]
+    assert (report["late_penalty"], report["seconds_late"], report["total"]) == ("0", "0", f"{AUTO:g}"), report
+
+
+def test_until_replaces_and_zero_hours_removes(course, tmp_path):
+    done = _extension(course, "carol", ASSIGNMENT, "--until", "2026-11-01 18:00:00 UTC")  # one hour: 24 h late, one day
+    assert done.returncode == 0 and "extension 1 h" in done.stdout and "24 h late" in done.stdout, done.stdout + done.stderr
+    assert float(_export(course, tmp_path)["carol"]["late_submission_penalty"]) == pytest.approx(0.1 * AUTO)
+    done = _extension(course, "carol", ASSIGNMENT, "--hours", "0")
+    assert done.returncode == 0 and "no extension" in done.stdout, done.stdout + done.stderr
+    assert float(_export(course, tmp_path)["carol"]["late_submission_penalty"]) == pytest.approx(0.2 * AUTO)
+    done = _grade(course)
+    assert "LATE 1 d 1 h" in _rows(done)["carol"], done.stdout
+
+
+def test_an_extension_before_the_submission_is_kept(course, tmp_path):
+    done = _extension(course, "erin", ASSIGNMENT, "--hours", "48")
+    assert done.returncode == 0 and "no submission time" in done.stdout, done.stdout + done.stderr
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", "self-attention") as gb:
+        assert gb.find_submission(ASSIGNMENT, "erin").extension.total_seconds() == 48 * 3600
+
+
+@pytest.mark.parametrize("args, message", [
+    (["nobody", ASSIGNMENT, "--hours", "2"], "no student 'nobody'"),
+    (["carol", "99-none", "--hours", "2"], "no assignment '99-none'"),
+    (["carol", ASSIGNMENT, "--hours", "-1"], "cannot be negative"),
+    (["carol", ASSIGNMENT, "--until", "2026-10-01 17:00:00 UTC"], "is not after the due date 2026-11-01 17:00:00 UTC"),
+    (["carol", ASSIGNMENT, "--until", "next tuesday-ish"], "is not a date and time"),
+])
+def test_extension_refusals_say_why(course, args, message):
+    done = _extension(course, *args)
+    assert done.returncode == 2 and message in done.stderr, done.stdout + done.stderr
