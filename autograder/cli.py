@@ -1,5 +1,5 @@
-"""Command line: ``python -m autograder {release,check,grade,feedback}``, and the term's gradebook
-commands (``extension``, ...: ``termcli.py``)."""
+"""Command line: ``python -m autograder {release,check,grade,feedback,gradebook}``, and the term's
+gradebook commands (``extension``, ...: ``termcli.py``)."""
 from __future__ import annotations
 
 import argparse
@@ -70,9 +70,9 @@ def cmd_check(args) -> int:
     return 0 if report.full_marks else 1
 
 
-# --------------------------------------------------------------------------- grade / feedback
+# --------------------------------------------------------------------------- grade / feedback / gradebook
 def add_commands(sub) -> None:
-    """``grade`` and ``feedback`` subcommands for ``python -m autograder``."""
+    """``grade``, ``feedback`` and ``gradebook`` subcommands for ``python -m autograder``."""
     p = sub.add_parser("grade", help="grade submitted/<student>/ASSIGNMENT/ in sandboxes into the gradebook and autograded/")
     p.add_argument("assignment")
     p.add_argument("--jobs", type=int, default=1, help="students graded at once")
@@ -97,6 +97,14 @@ def add_commands(sub) -> None:
     p.add_argument("--student", action="append", help="only this student (repeatable)")
     p.add_argument("--course-root", default=str(COURSE_ROOT))
     p.set_defaults(func=cmd_feedback)
+
+    p = sub.add_parser("gradebook", help="the gradebook's database: `gradebook migrate --to URL` copies it to another one")
+    p.add_argument("action", choices=["migrate"])
+    p.add_argument("--to", required=True, metavar="URL", help="an empty database, e.g. postgresql://grader@db.example.org/self_attention")
+    p.add_argument("--from", dest="source", default=None, metavar="URL",
+                   help="the gradebook to copy (default: nbgrader_config.py's CourseDirectory.db_url, gradebook.db)")
+    p.add_argument("--course-root", default=str(COURSE_ROOT))
+    p.set_defaults(func=cmd_gradebook)
 
 
 def cmd_grade(args) -> int:
@@ -142,6 +150,28 @@ def cmd_feedback(args) -> int:
     return 0
 
 
+def cmd_gradebook(args) -> int:
+    from .pipeline.coursedir import course_directory
+    from .pipeline.migrate import MigrationRefused, hide_password, migrate_gradebook
+
+    source = args.source or course_directory(Path(args.course_root)).db_url
+    # nbgrader reads its schema version by running `alembic` from PATH: this environment's tools first
+    os.environ["PATH"] = os.pathsep.join(p for p in (os.path.dirname(sys.executable), os.environ.get("PATH", "")) if p)
+    print(f"migrating {hide_password(source)} -> {hide_password(args.to)}", flush=True)
+    try:
+        done = migrate_gradebook(source, args.to)
+    except MigrationRefused as exc:
+        print(f"gradebook migrate: refused: {exc}; nothing was written", file=sys.stderr)
+        return 2
+    except Exception as exc:  # noqa: BLE001 - a driver or server error, shown as it is
+        traceback.print_exc()
+        print(f"gradebook migrate: failed: {exc}; the target's transaction was rolled back", file=sys.stderr)
+        return 1
+    print(done.summary())
+    print(f'now set c.CourseDirectory.db_url = "{hide_password(args.to)}" in nbgrader_config.py')
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m autograder", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -159,7 +189,7 @@ def main(argv=None) -> int:
                    help="run without a sandbox (Colab, a laptop without bubblewrap): your own notebook, as you")
     p.set_defaults(func=cmd_check)
 
-    add_commands(sub)  # grade, feedback
+    add_commands(sub)  # grade, feedback, gradebook
     termcli.add_commands(sub)  # extension, students, export
 
     args = parser.parse_args(argv)

@@ -9,9 +9,17 @@ and the scores from the gradebook (nbgrader's GetGrades). Before rendering:
   the property, the input and the seed, never the check's code);
 * outputs are cleaned again (text and PNG/JPEG only, tracebacks capped), in
   case the notebook came from somewhere else than our grader.
+
+For nbgrader's exchange (``nbgrader release_feedback``, then the student's
+``nbgrader fetch_feedback``) each folder also gets the submission's
+``timestamp.txt`` and ``submission_secret.txt``, and a notebook that was graded in
+place of a renamed one (``03-softmax-Copy1.ipynb``, the renamed-notebook rule of
+``grade``) gets its page under the student's name too: ``fetch_feedback`` looks for
+the notebooks the student submitted, by their names.
 """
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import nbformat
@@ -20,6 +28,9 @@ from .cells import split_hidden
 from .coursedir import COURSE_ROOT, course_directory, nbgrader_resources
 from .execute import KEEP_MIME
 from .sanitize import neutralize_html
+from .submission import other_notebooks
+
+EXCHANGE_FILES = ("timestamp.txt", "submission_secret.txt")  # what release_feedback reads beside the pages
 
 _LEAKY = ("run_check(", "course.checks", "autograder.checking", "BEGIN HIDDEN TESTS")
 
@@ -86,8 +97,37 @@ def generate_feedback(assignment: str, root: Path = COURSE_ROOT, only: list[str]
             exporter = HTMLExporter(config=cfg)
             html, _ = exporter.from_notebook_node(nb, resources=resources)
             dest.mkdir(parents=True, exist_ok=True)
-            out = dest / f"{path.stem}.html"
-            out.write_text(html, encoding="utf-8")
-            written.append(out)
-            log(f"  {out.relative_to(Path(coursedir.root))}")
+            for name in page_names(coursedir, assignment, student, path.stem):
+                out = dest / f"{name}.html"
+                out.write_text(html, encoding="utf-8")
+                written.append(out)
+                log(f"  {out.relative_to(Path(coursedir.root))}")
+        copy_exchange_files(src, dest)
     return written
+
+
+def page_names(coursedir, assignment: str, student: str, notebook: str) -> list[str]:
+    """The feedback page's names: the notebook's, and the student's own name for it when the
+    submission had no ``<notebook>.ipynb`` and its one other notebook was graded in its place."""
+    submitted = Path(coursedir.format_path(coursedir.submitted_directory, student, assignment))
+    if (submitted / f"{notebook}.ipynb").exists():
+        return [notebook]
+    expected = [Path(n).stem for n in _assignment_notebooks(coursedir, assignment)] or [notebook]
+    found = other_notebooks(submitted, expected)
+    return [notebook] + [Path(found[0]).stem] if len(found) == 1 else [notebook]
+
+
+def _assignment_notebooks(coursedir, assignment: str) -> list[str]:
+    source = Path(coursedir.format_path(coursedir.source_directory, ".", assignment))
+    return sorted(p.name for p in source.glob("*.ipynb"))
+
+
+def copy_exchange_files(src: Path, dest: Path) -> None:
+    """The submission's time and secret beside the pages (small regular files only), for
+    ``nbgrader release_feedback``, which names each released page by the secret."""
+    if not dest.is_dir():
+        return
+    for name in EXCHANGE_FILES:
+        path = src / name
+        if path.is_file() and not path.is_symlink() and path.stat().st_size < 1024:
+            shutil.copyfile(path, dest / name)

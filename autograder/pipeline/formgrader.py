@@ -11,12 +11,19 @@
   ``jupyter_server_config.py``), the converter's exporter is :class:`SandboxedGradingOnly`,
   which refuses before anything is touched (nbgrader with ``force`` would first delete the
   submission's ``autograded/`` folder) and says what to run instead. Plain ``nbgrader
-  autograde`` on the command line is unchanged, for trusted notebooks.
+  autograde`` on the command line is unchanged, for trusted notebooks. nbgrader returns
+  the refusal as a Python traceback, which formgrader would show in its "Error" box: the
+  server extension here (:class:`PlainRefusal`, enabled by ``jupyter_server_config.py``)
+  replaces that traceback with the refusal's own words.
 """
 from __future__ import annotations
 
+import json
+from urllib.parse import urlsplit
+
 from nbconvert.exporters import NotebookExporter
 from nbconvert.preprocessors import Preprocessor
+from tornado.web import OutputTransform
 from traitlets import Bool
 
 REFUSAL = (
@@ -52,3 +59,42 @@ class SandboxedGradingOnly(NotebookExporter):
         coursedir = getattr(parent, "coursedir", None)
         raise RuntimeError(REFUSAL.format(assignment=getattr(coursedir, "assignment_id", "ASSIGNMENT") or "ASSIGNMENT",
                                           student=getattr(coursedir, "student_id", "STUDENT") or "STUDENT"))
+
+
+def plain_refusal(error: str) -> str | None:
+    """The refusal's message out of the traceback nbgrader sends, or None for another error."""
+    start = REFUSAL.split("{", 1)[0]
+    lines = [line for line in error.splitlines() if start in line]
+    return lines[-1][lines[-1].index(start):].strip() if lines else None
+
+
+class PlainRefusal(OutputTransform):
+    """On formgrader's Autograde API (``POST .../formgrader/api/submission/A/S/autograde``): a
+    refused run answers with the refusal, not with the traceback it was raised in."""
+
+    def __init__(self, request):
+        super().__init__(request)
+        path = urlsplit(request.uri or "").path
+        self.applies = "/formgrader/api/submission/" in path and path.rstrip("/").endswith("/autograde")
+
+    def transform_first_chunk(self, status_code, headers, chunk, finishing):
+        if not (self.applies and finishing):  # formgrader sends its JSON as text/html
+            return status_code, headers, chunk
+        try:
+            result = json.loads(bytes(chunk))
+        except ValueError:
+            return status_code, headers, chunk
+        message = plain_refusal(result.get("error") or "") if isinstance(result, dict) and not result.get("success") else None
+        if message:
+            result["error"] = message
+            chunk = json.dumps(result).encode()
+            headers["Content-Length"] = str(len(chunk))
+        return status_code, headers, chunk
+
+
+def _jupyter_server_extension_points():
+    return [{"module": "autograder.pipeline.formgrader"}]
+
+
+def _load_jupyter_server_extension(serverapp):
+    serverapp.web_app.transforms.insert(0, PlainRefusal)

@@ -321,4 +321,25 @@ def test_formgrader_autograde_refuses_and_names_the_sandboxed_command(course, se
     assert result.get("success") is False, result
     said = result.get("error", "") + result.get("log", "")
     assert f"python -m autograder grade {ASSIGNMENT} --student {STUDENT} --force" in said, said[-2000:]
+    error = result.get("error", "")
+    assert error.startswith("Autograde from formgrader is turned off") and "Traceback" not in error and "\n" not in error, (
+        f"formgrader's Error box shows the refusal's words, not a traceback: {error[-1500:]!r}")
     assert graded.read_bytes() == before, "the refused autograde changed the graded notebook"
+
+
+def test_formgrader_autograde_button_shows_the_refusal(course, server, browser):
+    """The Autograde button on formgrader's submissions page, clicked under the course's
+    policy: its box shows the refusal and the command, not a Python traceback."""
+    from selenium.webdriver.common.by import By
+
+    browser.get(f"{server['url']}formgrader?token={server['token']}")
+    assert wait_for(browser, "document.readyState === 'complete'", timeout=60)
+    browser.get(f"{server['url']}formgrader/manage_submissions/{ASSIGNMENT}")
+    assert wait_for(browser, "document.querySelectorAll('td.autograde a').length > 0", timeout=90), (
+        f"formgrader's submissions page did not list the submission: {[e['message'][:300] for e in browser.get_log('browser')]}")
+    browser.find_element(By.CSS_SELECTOR, "td.autograde a").click()
+    assert wait_for(browser, "document.querySelector('#error-modal') !== null && $('#error-modal').is(':visible')", timeout=120), (
+        "the refused Autograde showed no box")
+    said = browser.find_element(By.ID, "error-modal").text
+    assert f"python -m autograder grade {ASSIGNMENT} --student {STUDENT} --force" in said, said
+    assert "Traceback (most recent call last)" not in said and "RuntimeError" not in said, said

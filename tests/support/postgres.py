@@ -6,7 +6,9 @@ listening on loopback only, trusting local connections, gone when the test is do
         url = server.url("gradebook")      # postgresql://course@127.0.0.1:PORT/gradebook (created)
 
 PostgreSQL refuses to run as root: as root the cluster belongs to the ``postgres`` system user
-(the package creates it) and its commands run as that user."""
+(the package creates it), its commands run as that user, and its files live in a folder of
+their own under the system's temporary folder (pytest's are private to root, so ``postgres``
+could not reach one inside them), removed afterwards."""
 from __future__ import annotations
 
 import contextlib
@@ -16,6 +18,7 @@ import pwd
 import shutil
 import socket
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,16 +61,19 @@ class Server:
 @contextlib.contextmanager
 def throwaway_postgres(folder: Path):
     folder = Path(folder)
-    data, sockets = folder / "pgdata", folder / "pgsock"
     folder.mkdir(parents=True, exist_ok=True)
     run_as: list[str] = []
+    own = None
     if os.geteuid() == 0:
         owner = pwd.getpwnam("postgres")
         run_as = ["runuser", "-u", "postgres", "--"]
-        for d in (data, sockets):
-            d.mkdir(exist_ok=True)
-            os.chown(d, owner.pw_uid, owner.pw_gid)
+        folder = own = Path(tempfile.mkdtemp(prefix="throwaway-postgres-"))
         os.chmod(folder, 0o755)
+    data, sockets = folder / "pgdata", folder / "pgsock"
+    for d in (data, sockets):
+        d.mkdir(exist_ok=True)
+        if run_as:
+            os.chown(d, owner.pw_uid, owner.pw_gid)
     port = _free_port()
     subprocess.run([*run_as, server_bin("initdb"), "-D", str(data), "-U", USER, "--auth=trust", "-E", "UTF8", "--no-sync"],
                    check=True, capture_output=True, timeout=300)
@@ -78,3 +84,5 @@ def throwaway_postgres(folder: Path):
         yield Server(port, data, run_as)
     finally:
         subprocess.run([*run_as, server_bin("pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"], capture_output=True, timeout=120)
+        if own is not None:
+            shutil.rmtree(own, ignore_errors=True)
