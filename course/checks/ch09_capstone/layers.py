@@ -20,7 +20,7 @@ def sinusoid(num_positions: int, d_model: int) -> torch.Tensor:
 
 @check(f"{A}.PositionalEncoding.buffer", "PositionalEncoding")
 def pe_buffer(ctx):
-    """`pe` is a registered, non-trainable float32 buffer of shape (max_len, d_model) holding the sinusoid."""
+    """`pe` is a registered, non-trainable, saved (state_dict) float32 buffer of shape (max_len, d_model) holding the sinusoid."""
     for d_model, max_len in [(8, 20), (2 * ctx.randrange(2, 12), ctx.randrange(10, 120))]:
         inputs = f"PositionalEncoding({d_model}, max_len={max_len})"
         module = ctx.call("PositionalEncoding", d_model, max_len)
@@ -28,6 +28,11 @@ def pe_buffer(ctx):
             ctx.fail("pe is a registered buffer", "module.get_buffer('pe') fails: store it with self.register_buffer('pe', ...)", inputs)
         if ctx.attr(module, "pe.requires_grad"):
             ctx.fail("pe is not trainable", "pe requires grad: it must be a buffer, not an nn.Parameter", inputs)
+        state = ctx.method(module, "state_dict")
+        keys = sorted(str(k) for k in dict.keys(state)) if isinstance(state, dict) else []
+        if "pe" not in keys:
+            ctx.fail("pe is saved with the model (it is in state_dict())", f"state_dict() holds {keys}, no 'pe': a buffer registered with "
+                     "persistent=False is not saved; register_buffer('pe', ...) with the default persistent=True is", inputs)
         expect_tensor(ctx, ctx.attr(module, "pe"), sinusoid(max_len, d_model).float(),
                       "buffer pe of shape (max_len, d_model), float32, holds the sinusoidal encoding", inputs, check_device=False, atol=1e-4)
 
