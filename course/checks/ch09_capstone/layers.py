@@ -4,6 +4,7 @@ import torch
 from autograder.checking import check, describe, expect_tensor
 
 from ..ch06_multi_head import closed_form_truth, read_weights, torch_truth
+from ..ch07_positional_encoding import pe_dropout_checks
 from .shared import ATTENTION_FORBIDDEN, A
 
 
@@ -208,3 +209,29 @@ def mhsa_unchanged(ctx):
     inputs = f"x {describe(x)}, key-padding mask {describe(mask)}"
     expect_tensor(ctx, x, x0, "forward leaves x unchanged", inputs, atol=0)
     expect_tensor(ctx, mask, mask0, "forward leaves mask unchanged", inputs, atol=0)
+
+
+# dropout: the check of chapter 7, on this notebook's PositionalEncoding (its dropout argument is stated the same way)
+check(f"{A}.PositionalEncoding.dropout", "PositionalEncoding")(pe_dropout_checks)
+
+
+@check(f"{A}.MultiHeadSelfAttention.gradients", "MultiHeadSelfAttention", ATTENTION_FORBIDDEN)
+def mhsa_gradients(ctx):
+    """loss = (output * r).sum(), with and without a mask: backward reaches every weight and bias of the projections."""
+    d_model, heads, B, N = 8, 2, 2, 5
+    for masked in (False, True):
+        module = _module(ctx, d_model, heads)
+        x = ctx.randn(B, N, d_model, scale=2.0)
+        kwargs = {"mask": torch.ones(N, N, dtype=torch.bool, device=ctx.device).tril()} if masked else {}
+        inputs = f"MultiHeadSelfAttention({d_model}, {heads}), x {describe(x)}" + (", a causal mask (N, N)" if masked else "")
+        with torch.enable_grad():
+            out = ctx.method(module, "__call__", x.clone(), **kwargs)
+            loss = ctx.method(ctx.method(out, "mul", ctx.randn(B, N, d_model)), "sum")
+            ctx.method(loss, "backward")
+        for name in ("q_proj", "k_proj", "v_proj", "out_proj"):
+            for part in ("weight", "bias"):
+                grad = ctx.attr(module, f"{name}.{part}.grad")
+                if not isinstance(grad, torch.Tensor) or not bool(torch.isfinite(grad).all()) or float(grad.abs().sum()) == 0.0:
+                    shown = "None (no gradient)" if grad is None else ("zero" if isinstance(grad, torch.Tensor) else repr(grad))
+                    ctx.fail("backpropagating from the output reaches every projection (the tagger can only learn what gets a gradient)",
+                             f"{name}.{part}.grad is {shown}: compute the scores, the mask and the softmax without torch.no_grad() or .detach()", inputs)
