@@ -159,7 +159,7 @@ def sinusoid_errors(ctx):
 
 # ---------------------------------------------------------------- PositionalEncoding (shared with 09)
 def pe_buffer_registered(ctx, cls: str = "PositionalEncoding") -> None:
-    """`pe` is a registered buffer (get_buffer finds it) and not trainable."""
+    """`pe` is a registered buffer (get_buffer finds it), not trainable, and saved in the state_dict."""
     for d_model, max_len in [(8, 20), (2 * ctx.randrange(2, 12), ctx.randrange(10, 120))]:
         inputs = f"{cls}({d_model}, max_len={max_len})"
         module = ctx.call(cls, d_model, max_len)
@@ -167,6 +167,11 @@ def pe_buffer_registered(ctx, cls: str = "PositionalEncoding") -> None:
             ctx.fail("pe is a registered buffer", "module.get_buffer('pe') fails: store it with self.register_buffer('pe', ...)", inputs)
         if ctx.attr(module, "pe.requires_grad"):
             ctx.fail("pe is not trainable", "pe requires grad: it must be a buffer, not an nn.Parameter", inputs)
+        state = ctx.method(module, "state_dict")
+        keys = sorted(str(k) for k in dict.keys(state)) if isinstance(state, dict) else []
+        if "pe" not in keys:
+            ctx.fail("pe is saved with the model (it is in state_dict())", f"state_dict() holds {keys}, no 'pe': a buffer registered with "
+                     "persistent=False is not saved; register_buffer('pe', ...) with the default persistent=True is", inputs)
 
 
 def pe_buffer_values(ctx, cls: str = "PositionalEncoding") -> None:

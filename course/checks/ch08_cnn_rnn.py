@@ -15,7 +15,14 @@ A = ASSIGNMENT = "08"
 CONTRACT = ["local_attention_mask", "shift_attention_matrix", "conv1d_via_attention", "rnn_forward", "graph_attention_mask",
             "causal_conv_as_attention"]
 
-CONV_FORBIDDEN = ("torch.nn.functional.conv1d", "torch.nn.Conv1d", "torch.conv1d")
+# A convolution of any dimensionality or direction does the forbidden job (a conv2d with a height-1 kernel is a
+# conv1d): the names for the static scan, and torch.convolution, the ATen operator every one of them reaches
+# (aten::convolution), for the recorder whatever routine the code called.
+CONV_FORBIDDEN = ("torch.nn.functional.conv1d", "torch.nn.Conv1d", "torch.conv1d",
+                  "torch.nn.functional.conv2d", "torch.nn.Conv2d", "torch.conv2d",
+                  "torch.nn.functional.conv3d", "torch.nn.Conv3d", "torch.conv3d",
+                  "torch.nn.functional.conv_transpose1d", "torch.nn.functional.conv_transpose2d", "torch.nn.functional.conv_transpose3d",
+                  "torch.nn.ConvTranspose1d", "torch.nn.ConvTranspose2d", "torch.nn.ConvTranspose3d", "torch.convolution")
 RNN_FORBIDDEN = ("torch.nn.RNN", "torch.nn.RNNCell")  # the recorder also finds aten::rnn_tanh(_cell) they reach
 
 CLAUSES = contract_clauses(__file__, globals())

@@ -157,41 +157,105 @@ def sdpa_mask(ctx):
     _expect_mask_relational(ctx, Q, K, V, _rand_mask(ctx, (2, 3, 4, 5)), "full mask (B, H, Nq, Nk)")
 
 
+# a masked key's score this far above the allowed keys' is far past float32's exp range (exp(-88) is its
+# smallest normal number): multiplying the softmax weights by the mask afterwards leaves nothing to renormalise
+DOMINANCE = 1e4
+
+
+def _dominated_qkv(ctx, lead, nq, nk, dk, dv, loud):
+    """Q, K, V whose key ``loud`` scores about DOMINANCE above every other key, for every query."""
+    Q, K, V = _qkv(ctx, lead, nq, nk, dk, dv, scale=1.0)
+    Q[..., 0] = 1.0
+    K[..., loud, 0] = DOMINANCE * math.sqrt(dk)  # score(i, loud) = DOMINANCE + O(1), the others O(1)
+    return Q, K, V
+
+
+@check(f"{A}.scaled_dot_product_attention.mask_dominated", "scaled_dot_product_attention", SDPA_FORBIDDEN)
+def sdpa_mask_dominated(ctx):
+    """A masked key whose score dominates by 1e4: the allowed keys keep their weights, rows stay distributions."""
+    what = f"a masked key whose score is {DOMINANCE:g} above the allowed keys' (far past float32's exp range) must not change their weights"
+    cases = []
+    nk = ctx.randrange(4, 7)
+    loud = ctx.randrange(0, nk)
+    mask = _rand_mask(ctx, (3, 1, nk))
+    mask[..., loud] = False
+    mask[..., (loud + 1) % nk] = True  # every sentence keeps a key
+    cases.append((_dominated_qkv(ctx, (3,), 4, nk, 5, 3, loud), mask, "padding mask (B, 1, Nk)"))
+    n = ctx.randrange(3, 6)
+    full = _rand_mask(ctx, (2, n, n))
+    full[..., n - 1] = False
+    full[..., 0] = True
+    cases.append((_dominated_qkv(ctx, (2,), n, n, 4, 2, n - 1), full, "a full (B, Nq, Nk) mask, the last key loud"))
+    shared = _rand_mask(ctx, (3, 5))
+    shared[:, 2] = False
+    shared[:, 0] = True
+    cases.append((_dominated_qkv(ctx, (2, 2), 3, 5, 6, 4, 2), shared, "one (Nq, Nk) mask shared by a batch of heads"))
+    for (Q, K, V), mask, form in cases:
+        inputs = f"Q {describe(Q)}, K {describe(K)}, V {describe(V)}, mask {describe(mask)} ({form})"
+        _, weights = _call_attention(ctx, Q, K, V, mask, inputs)
+        if type(weights) is not torch.Tensor or tuple(weights.shape) != (*Q.shape[:-1], K.shape[-2]):
+            ctx.fail(what, f"the weights are {describe(weights) if isinstance(weights, torch.Tensor) else type(weights).__name__}", inputs)
+        sums = cpu64(weights).sum(-1)
+        if not torch.allclose(sums, torch.ones_like(sums), atol=1e-5):
+            worst = int((sums - 1).abs().flatten().argmax())
+            ctx.fail(what, f"a query's weights sum to {float(sums.flatten()[worst]):.6g}, not 1: its allowed keys' weights underflowed "
+                     "(a correct answer masks the scores before the softmax, so a masked key never enters it)", inputs)
+        _expect_mask_relational(ctx, Q, K, V, mask, f"{form}: {what}")
+
+
+def _dead_rows_case(Q, K, mask):
+    """(dead rows of the broadcast mask, the same mask at full shape with those rows opened up)."""
+    full = mask.expand(*Q.shape[:-2], Q.shape[-2], K.shape[-2])
+    dead = ~full.any(-1)  # (..., Nq): queries with nothing to attend
+    opened = full.clone()
+    opened[dead] = True
+    return dead.cpu(), opened
+
+
 @check(f"{A}.scaled_dot_product_attention.fully_masked", "scaled_dot_product_attention", SDPA_FORBIDDEN)
 def sdpa_fully_masked(ctx):
-    """A query with nothing to attend gets zero weights and zero output (no NaN); the other rows are unaffected."""
+    """A query with nothing to attend gets zero weights and zero output (no NaN); the other rows are unaffected;
+    for every broadcast form of the mask (full shape, (Nq, Nk) on a batch, (B, 1, Nk), (1, Nk))."""
+    cases = []
     Q, K, V = _qkv(ctx, (2,), 5, 4, 3, 6)
     mask = _rand_mask(ctx, (2, 5, 4))
-    dead = [(0, 1), (1, 4), (1, 0)]
-    for b, i in dead:
+    for b, i in [(0, 1), (1, 4), (1, 0)]:
         mask[b, i] = False
-    cases = [(Q, K, V, mask, dead, "three fully masked rows in a (2, 5, 4) mask")]
+    cases.append((Q, K, V, mask, "three fully masked rows in a (2, 5, 4) mask"))
     Q, K, V = _qkv(ctx, (), 3, 3, 2, 2)
-    cases.append((Q, K, V, torch.zeros(3, 3, dtype=torch.bool, device=ctx.device), [(0,), (1,), (2,)], "a mask with no True at all"))
+    cases.append((Q, K, V, torch.zeros(3, 3, dtype=torch.bool, device=ctx.device), "a mask with no True at all"))
     Q, K, V = _qkv(ctx, (4,), 1, 1, 3, 2)
-    cases.append((Q, K, V, torch.tensor([True, False, True, False], device=ctx.device).view(4, 1, 1), [(1, 0), (3, 0)], "a single key, masked in half of the batch"))
-    for Q, K, V, mask, dead, what in cases:
+    cases.append((Q, K, V, torch.tensor([True, False, True, False], device=ctx.device).view(4, 1, 1), "a single key, masked in half of the batch"))
+    Q, K, V = _qkv(ctx, (3,), 4, 5, 3, 2)
+    shared = _rand_mask(ctx, (4, 5))
+    shared[ctx.randrange(0, 4)] = False
+    cases.append((Q, K, V, shared, "one (Nq, Nk) mask with a fully masked row, on a batch of 3"))
+    Q, K, V = _qkv(ctx, (3,), 4, 5, 4, 3)
+    padding = _rand_mask(ctx, (3, 1, 5))
+    padding[1] = False
+    cases.append((Q, K, V, padding, "a padding mask (B, 1, Nk) hiding every key of sentence 1"))
+    Q, K, V = _qkv(ctx, (2, 2), 3, 4, 2, 2)
+    cases.append((Q, K, V, torch.zeros(1, 4, dtype=torch.bool, device=ctx.device), "a (1, Nk) mask with no True, on (B, H) heads"))
+    for Q, K, V, mask, what in cases:
         inputs = f"Q {describe(Q)}, K {describe(K)}, V {describe(V)}, mask {describe(mask)}: {what}"
-        prop = "a query with nothing to attend gets all-zero weights and an all-zero output (no NaN)"
+        prop = "a query with nothing to attend gets all-zero weights and an all-zero output (no NaN), whatever the mask's broadcast form"
         out, weights = _call_attention(ctx, Q, K, V, mask, inputs)
         for name, t in (("output", out), ("weights", weights)):
             if type(t) is not torch.Tensor:
                 ctx.fail(prop, f"the {name} is {type(t).__name__}", inputs)
             if bool(torch.isnan(torch.Tensor.detach(t)).any()):
                 ctx.fail(prop, f"the {name} contain NaN", inputs)
+        dead, opened = _dead_rows_case(Q, K, mask)
         w, o = cpu64(weights), cpu64(out)
-        for idx in dead:
+        if tuple(w.shape[:-1]) != tuple(dead.shape) or tuple(o.shape[:-1]) != tuple(dead.shape):
+            ctx.fail(prop, f"weights {tuple(w.shape)} and output {tuple(o.shape)}, expected {(*dead.shape, K.shape[-2])} and {(*dead.shape, V.shape[-1])}", inputs)
+        for idx in dead.nonzero().tolist():
+            idx = tuple(idx)
             if bool((w[idx] != 0).any()) or bool((o[idx] != 0).any()):
                 ctx.fail(prop, f"row {idx}: weights {_fmt(w[idx])}, output {_fmt(o[idx])}, expected zeros", inputs)
         # the rows that can attend are those of the same call with the dead rows opened up
-        opened = mask.clone()
-        for idx in dead:
-            opened[idx] = True
         out2, weights2 = _call_attention(ctx, Q, K, V, opened, inputs)
-        alive = torch.ones(mask.shape[:-1], dtype=torch.bool)
-        for idx in dead:
-            alive[idx] = False
-        alive = alive.expand(w.shape[:-1])
+        alive = ~dead
         if not torch.allclose(w[alive], cpu64(weights2)[alive], atol=1e-6) or not torch.allclose(o[alive], cpu64(out2)[alive], atol=1e-6):
             ctx.fail("a fully masked query leaves the other rows unaffected", "the rows that can attend changed when other rows were fully masked", inputs)
 
@@ -282,6 +346,13 @@ def self_attention_mask(ctx):
     mask = _rand_mask(ctx, (2, 4, 4))
     mask[1, 2] = False  # query 2 of sentence 1 has nothing to attend
     _expect_layer(ctx, module, ctx.randn(2, 4, 6, scale=2.0), mask, dims, "a fully masked query gives a zero output row")
+    # the same in the broadcast forms: one (N, N) mask for the batch, a padding mask hiding a whole sentence
+    shared = _rand_mask(ctx, (4, 4))
+    shared[ctx.randrange(0, 4)] = False
+    _expect_layer(ctx, module, ctx.randn(3, 4, 6, scale=2.0), shared, dims, "an (N, N) mask with a fully masked query, on a batch: a zero output row")
+    padding = _rand_mask(ctx, (3, 1, 5))
+    padding[2] = False
+    _expect_layer(ctx, module, ctx.randn(3, 5, 6, scale=2.0), padding, dims, "a padding mask (B, 1, N) hiding all of sentence 2: zero output rows")
 
 
 @check(f"{A}.SelfAttention.no_extra_parameters", "SelfAttention", SDPA_FORBIDDEN)

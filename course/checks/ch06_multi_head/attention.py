@@ -252,6 +252,65 @@ def mhsa_mask(ctx):
     _masked_weights(ctx, module, x, h, _rand_mask(ctx, (B, h, N, N)), "per-head mask (B, H, N, N)")
 
 
+# how far a masked key's score sits above the allowed keys': far past float32's exp range (exp(-88) is its
+# smallest normal number), so weights masked after the softmax have nothing left to renormalise
+DOMINANCE = 1e4
+
+
+def _dominated_case(ctx, d_model, B, N, loud):
+    """Grader weights and x for which key ``loud`` scores more than DOMINANCE above every other key, in every
+    head and for every query, while every query (the loud token's included) stays of ordinary size."""
+    e = torch.ones(d_model, dtype=torch.float64)
+    params = grader_params(ctx, d_model)
+    w_q = params["q_proj"][0]
+    w_q = w_q - torch.outer(w_q @ e, e) / d_model  # W_q e = 0: the loud token's query is b_q alone
+    params["q_proj"] = (w_q, torch.full((d_model,), 3.0, dtype=torch.float64))
+    params["k_proj"] = (torch.eye(d_model, dtype=torch.float64), torch.zeros(d_model, dtype=torch.float64))
+    x = 1.0 + 0.3 * ctx.randn(B, N, d_model)
+    x[:, loud] = 2000.0  # k_loud = 2000 e: score about 2000 * 3 * D_h / sqrt(D_h) above 1e4, the others about 6
+    return params, x
+
+
+@check(f"{A}.MultiHeadSelfAttention.mask_dominated", "MultiHeadSelfAttention", MHSA_FORBIDDEN)
+def mhsa_mask_dominated(ctx):
+    """A masked key whose score dominates by 1e4: each row still sums to 1, and every weight and output is that of
+    the same sentences with the loud token made ordinary (a masked key changes nothing)."""
+    d_model, h, B, N = 8, 2, 3, 5
+    what = f"a masked key whose score is over {DOMINANCE:g} above the allowed keys' (far past float32's exp range) must not change their weights"
+    loud = ctx.randrange(0, N)
+    padding = torch.ones(B, 1, 1, N, dtype=torch.bool)
+    padding[..., loud] = False
+    per_sentence = _rand_mask(ctx, (B, 1, N, N)).cpu()
+    per_sentence[..., loud] = False
+    per_sentence[..., (loud + 1) % N] = True
+    shared = _rand_mask(ctx, (N, N)).cpu()
+    shared[:, 0] = False
+    shared[:, 1] = True
+    for mask, key, form in ((padding, loud, "padding mask (B, 1, 1, N)"), (per_sentence, loud, "per-sentence mask (B, 1, N, N)"),
+                            (shared, 0, "one (N, N) mask for the batch, the first key loud")):
+        module = _module(ctx, d_model, h)
+        params, x = _dominated_case(ctx, d_model, B, N, key)
+        inputs = _inputs(x, h, mask) + f" ({form}, key {key} loud)"
+        set_weights(ctx, module, params, inputs)
+        mask = mask.to(ctx.device)
+        out, weights = _call(ctx, module, x, inputs, return_weights=True, mask=mask.clone())
+        if type(weights) is not torch.Tensor or tuple(weights.shape) != (B, h, N, N):
+            ctx.fail(f"{what}: weights (B, H, N, N)", f"got {describe(weights) if isinstance(weights, torch.Tensor) else type(weights).__name__}", inputs)
+        sums = torch.Tensor.detach(weights).to("cpu", torch.float64).sum(-1)
+        if not torch.allclose(sums, torch.ones_like(sums), atol=1e-5):
+            worst = int((sums - 1).abs().flatten().argmax())
+            ctx.fail(what, f"a query's weights in one head sum to {float(sums.flatten()[worst]):.6g}, not 1: the allowed keys' weights "
+                     "underflowed (a correct answer masks the scores before the softmax, so a masked key never enters it)", inputs)
+        # the same sentences with the loud token made ordinary (x = 1: the same query b_q, a key of ordinary size):
+        # the masked key can change nothing, so every weight and every output stays as it is
+        quiet = x.clone()
+        quiet[:, key] = 1.0
+        q_out, q_weights = _call(ctx, module, quiet, inputs, return_weights=True, mask=mask.clone())
+        prop = f"{what}: the weights and outputs are those of the same sentences with that key's token made ordinary"
+        expect_tensor(ctx, weights, torch.Tensor.detach(q_weights), prop + " (weights)", inputs, atol=1e-5)
+        expect_tensor(ctx, out, torch.Tensor.detach(q_out), prop + " (outputs)", inputs, atol=1e-4)
+
+
 @check(f"{A}.MultiHeadSelfAttention.fully_masked", "MultiHeadSelfAttention", MHSA_FORBIDDEN)
 def mhsa_fully_masked(ctx):
     """A query with nothing to attend gets zero weights in that head; no NaN anywhere."""

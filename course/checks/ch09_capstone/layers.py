@@ -4,6 +4,7 @@ import torch
 from autograder.checking import check, describe, expect_tensor
 
 from ..ch06_multi_head import closed_form_truth, read_weights, torch_truth
+from ..ch07_positional_encoding import pe_dropout_checks
 from .shared import ATTENTION_FORBIDDEN, A
 
 
@@ -20,7 +21,7 @@ def sinusoid(num_positions: int, d_model: int) -> torch.Tensor:
 
 @check(f"{A}.PositionalEncoding.buffer", "PositionalEncoding")
 def pe_buffer(ctx):
-    """`pe` is a registered, non-trainable float32 buffer of shape (max_len, d_model) holding the sinusoid."""
+    """`pe` is a registered, non-trainable, saved (state_dict) float32 buffer of shape (max_len, d_model) holding the sinusoid."""
     for d_model, max_len in [(8, 20), (2 * ctx.randrange(2, 12), ctx.randrange(10, 120))]:
         inputs = f"PositionalEncoding({d_model}, max_len={max_len})"
         module = ctx.call("PositionalEncoding", d_model, max_len)
@@ -28,6 +29,11 @@ def pe_buffer(ctx):
             ctx.fail("pe is a registered buffer", "module.get_buffer('pe') fails: store it with self.register_buffer('pe', ...)", inputs)
         if ctx.attr(module, "pe.requires_grad"):
             ctx.fail("pe is not trainable", "pe requires grad: it must be a buffer, not an nn.Parameter", inputs)
+        state = ctx.method(module, "state_dict")
+        keys = sorted(str(k) for k in dict.keys(state)) if isinstance(state, dict) else []
+        if "pe" not in keys:
+            ctx.fail("pe is saved with the model (it is in state_dict())", f"state_dict() holds {keys}, no 'pe': a buffer registered with "
+                     "persistent=False is not saved; register_buffer('pe', ...) with the default persistent=True is", inputs)
         expect_tensor(ctx, ctx.attr(module, "pe"), sinusoid(max_len, d_model).float(),
                       "buffer pe of shape (max_len, d_model), float32, holds the sinusoidal encoding", inputs, check_device=False, atol=1e-4)
 
@@ -203,3 +209,29 @@ def mhsa_unchanged(ctx):
     inputs = f"x {describe(x)}, key-padding mask {describe(mask)}"
     expect_tensor(ctx, x, x0, "forward leaves x unchanged", inputs, atol=0)
     expect_tensor(ctx, mask, mask0, "forward leaves mask unchanged", inputs, atol=0)
+
+
+# dropout: the check of chapter 7, on this notebook's PositionalEncoding (its dropout argument is stated the same way)
+check(f"{A}.PositionalEncoding.dropout", "PositionalEncoding")(pe_dropout_checks)
+
+
+@check(f"{A}.MultiHeadSelfAttention.gradients", "MultiHeadSelfAttention", ATTENTION_FORBIDDEN)
+def mhsa_gradients(ctx):
+    """loss = (output * r).sum(), with and without a mask: backward reaches every weight and bias of the projections."""
+    d_model, heads, B, N = 8, 2, 2, 5
+    for masked in (False, True):
+        module = _module(ctx, d_model, heads)
+        x = ctx.randn(B, N, d_model, scale=2.0)
+        kwargs = {"mask": torch.ones(N, N, dtype=torch.bool, device=ctx.device).tril()} if masked else {}
+        inputs = f"MultiHeadSelfAttention({d_model}, {heads}), x {describe(x)}" + (", a causal mask (N, N)" if masked else "")
+        with torch.enable_grad():
+            out = ctx.method(module, "__call__", x.clone(), **kwargs)
+            loss = ctx.method(ctx.method(out, "mul", ctx.randn(B, N, d_model)), "sum")
+            ctx.method(loss, "backward")
+        for name in ("q_proj", "k_proj", "v_proj", "out_proj"):
+            for part in ("weight", "bias"):
+                grad = ctx.attr(module, f"{name}.{part}.grad")
+                if not isinstance(grad, torch.Tensor) or not bool(torch.isfinite(grad).all()) or float(grad.abs().sum()) == 0.0:
+                    shown = "None (no gradient)" if grad is None else ("zero" if isinstance(grad, torch.Tensor) else repr(grad))
+                    ctx.fail("backpropagating from the output reaches every projection (the tagger can only learn what gets a gradient)",
+                             f"{name}.{part}.grad is {shown}: compute the scores, the mask and the softmax without torch.no_grad() or .detach()", inputs)

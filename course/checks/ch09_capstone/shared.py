@@ -7,7 +7,7 @@ CONTRACT = ["PositionalEncoding", "MultiHeadSelfAttention", "TinyTagger", "train
 
 ATTENTION_FORBIDDEN = MHSA_FORBIDDEN + ("torch.nn.TransformerEncoderLayer", "torch.nn.TransformerEncoder", "torch.nn.Transformer")
 # Convolutions and recurrent layers are not allowed in the tagger (besides the module tree, their functional forms).
-LAYER_FORBIDDEN = ATTENTION_FORBIDDEN + ("torch.nn.functional.conv1d", "torch.nn.functional.conv2d")
+LAYER_FORBIDDEN = ATTENTION_FORBIDDEN + ("torch.nn.functional.conv1d", "torch.nn.functional.conv2d", "torch.convolution")  # aten::convolution: any conv
 FORBIDDEN_LAYER_KINDS = ("Conv", "RNN", "LSTM", "GRU")  # class names containing these (nn.Conv1d, nn.LSTM, ...)
 
 # The graded run (stated in the notebook and on page 09: course.capstone): seed, data, epochs,

@@ -200,3 +200,40 @@ def tagger_positions(ctx):
         if float((shuffled - plain[:, perm]).abs().max()) < 1e-4:
             ctx.fail("shuffling the words changes the logits, not just their order", "the logits only moved with the words: the model ignores word order",
                      f"ids {describe(ids)}, {inputs}")
+
+
+@check(f"{A}.TinyTagger.max_len", "TinyTagger", ATTENTION_FORBIDDEN)
+def tagger_max_len(ctx):
+    """A sentence longer than max_len raises ValueError (position is PositionalEncoding(d_model, max_len))."""
+    for vocab, tags, d_model, heads, max_len in [(20, 5, 16, 2, 10), (30, 7, 24, 3, ctx.randrange(4, 30))]:
+        model = _tagger(ctx, vocab, tags, d_model, heads, max_len)
+        for extra in (1, ctx.randrange(2, 9)):
+            ids = torch.randint(1, vocab, (2, max_len + extra), generator=ctx.gen).to(ctx.device)
+            ctx.expect_raises_method(ValueError, f"a sentence of {max_len + extra} tokens > max_len = {max_len} is refused with ValueError "
+                                     "(build position = PositionalEncoding(d_model, max_len) with the tagger's max_len)",
+                                     model, "__call__", ids)
+
+
+def _block_truth(ctx, model, ids):
+    """The stated post-norm block from the model's own parts: norm1(x + attention(x)), then norm2(x + feed_forward(x))."""
+    parts = {name: _part(ctx, model, name, name, f"ids {describe(ids)}") for name in
+             ("embedding", "position", "attention", "norm1", "feed_forward", "norm2", "classifier")}
+    keep = (ids != data.PAD_ID)[:, None, None, :]
+    x = ctx.method(parts["position"], "__call__", ctx.method(parts["embedding"], "__call__", ids.clone()))
+    x = ctx.method(parts["norm1"], "__call__", x + ctx.method(parts["attention"], "__call__", x, mask=keep))
+    x = ctx.method(parts["norm2"], "__call__", x + ctx.method(parts["feed_forward"], "__call__", x))
+    return torch.Tensor.detach(ctx.method(parts["classifier"], "__call__", x))
+
+
+@check(f"{A}.TinyTagger.post_norm", "TinyTagger", ATTENTION_FORBIDDEN)
+def tagger_post_norm(ctx):
+    """forward(ids) is the stated (post-norm) block: classifier(norm2(h + feed_forward(h))), h = norm1(x + attention(x))."""
+    for vocab, tags, d_model, heads, max_len in CONFIGS[:2]:
+        model = _tagger(ctx, vocab, tags, d_model, heads, max_len)
+        ids = torch.randint(1, vocab, (3, 7), generator=ctx.gen)
+        ids[1, 5:] = data.PAD_ID
+        ids = ids.to(ctx.device)
+        inputs = f"TinyTagger({vocab}, {tags}, d_model={d_model}, num_heads={heads}), ids {describe(ids)}"
+        expect_tensor(ctx, _logits(ctx, model, ids, tags, inputs), _block_truth(ctx, model, ids),
+                      "the block is post-norm, as specified: h = norm1(x + attention(x)), then norm2(h + feed_forward(h)), "
+                      "then classifier (a pre-norm block, x + attention(norm1(x)), is another model)", inputs, atol=1e-4, check_dtype=False)

@@ -95,6 +95,29 @@ def train_batch_size(ctx):
         losses = _numbers(ctx, ctx.call("train_tagger", model, (ids.clone(), labels.clone()), 1, 0.0, batch_size=batch_size), 1, inputs)
         if not _close(losses[0], expected):
             ctx.fail(f"batches of batch_size sentences ({what})", f"reported {losses[0]:.6f}, expected {expected:.6f}", inputs)
+    _last_partial_batch(ctx, model, vocab, tags)
+
+
+def _last_partial_batch(ctx, model, vocab, tags):
+    """33 sentences, batch_size 32: 32 copies of one sentence (loss a each) and one other (loss b), lr = 0. Whatever
+    the shuffle, an epoch that trains all 33 reports (a + b) / 2 or ((31 a + b) / 32 + a) / 2; one that drops the
+    last, partial batch reports a or (31 a + b) / 32."""
+    for _ in range(5):
+        ids, labels = _toy_dataset(ctx, vocab, tags, sentences=2, lengths=[6], padded_to=9)
+        a, b = (_batch_losses(ctx, model, ids[i : i + 1], labels[i : i + 1], tags, 1)[0] for i in (0, 1))
+        if abs(a - b) > 0.05:
+            break
+    rows = torch.tensor([0] * 32 + [1], device=ids.device)
+    valid = [(a + b) / 2, ((31 * a + b) / 32 + a) / 2]
+    epochs = 3
+    inputs = f"33 sentences (32 copies of one, one other) of 6 tokens padded to 9, epochs {epochs}, lr 0, batch_size 32"
+    losses = _numbers(ctx, ctx.call("train_tagger", model, (ids[rows].clone(), labels[rows].clone()), epochs, 0.0, batch_size=32), epochs, inputs)
+    for e, loss in enumerate(losses):
+        if not any(_close(loss, v) for v in valid):
+            ctx.fail("every sentence is trained every epoch, the last, smaller batch included (33 sentences in batches of 32: "
+                     "a batch of 32 and a batch of 1)", f"epoch {e + 1} reported {loss:.6f}; a mean over both batches is "
+                     f"{valid[0]:.6f} or {valid[1]:.6f} (depending on where the shuffle puts the other sentence), "
+                     f"dropping the last batch gives {a:.6f} or {(31 * a + b) / 32:.6f}", inputs)
 
 
 @check(f"{A}.train_tagger.shuffles", "train_tagger")
