@@ -9,7 +9,8 @@ The sandbox is bubblewrap (``bwrap``):
   installation and the virtual environment (read-only); no course files, no
   home directory, no other students; the submission arrives as a read-only copy
   that the kernel copies into a size-capped private tmpfs, its working folder;
-  ``/tmp`` and ``/dev/shm`` are small private tmpfs mounts;
+  ``/tmp`` and ``/dev/shm`` are small private tmpfs mounts; ``/dev`` itself is the
+  sandbox's own and read-only (its device nodes still work);
 * memory and process-count limits from a cgroup when one can be created
   (cgroup v2 or v1), otherwise per-process rlimits plus a watchdog; CPU-time,
   file-size and open-file rlimits always;
@@ -176,7 +177,9 @@ class Kernel:
             for extra in ("/sys", "/proc/driver/nvidia"):
                 if os.path.exists(extra):
                     args += ["--ro-bind", extra, extra]
-        args += ["--remount-ro", "/", "--chdir", "/home/student", "--info-fd", str(info_w)]
+        # /dev itself read-only (its device nodes still work): the kernel writes only to its
+        # size-capped scratch folders, /dev/shm among them
+        args += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/home/student", "--info-fd", str(info_w)]
         prog = seccomp_program()
         if prog is not None:
             seccomp_file = self.tmp / "seccomp.bpf"
