@@ -10,8 +10,10 @@ a class, as a short composition of the steps of one :class:`GradingRun` (opened 
 2. ``admit``                       the folders of ``submitted/`` that are students of the gradebook
                                    (others are refused unless ``create``, as nbgrader autograde's
                                    ``--create``);
-3. ``keep_if_unchanged``           a submission whose files (``submission.fingerprint``) are the
-                                   same as at its last grade keeps that grade (unless ``force``);
+3. ``keep_if_unchanged``           a submission whose files (``submission.fingerprint``, every
+                                   one), the checks' source, the limits and the due date (with
+                                   the student's extension) are the same as at its last grade
+                                   keeps that grade (unless ``force``);
 4. ``open_submission``             its submission time, its copy in ``autograded/``, and each
                                    notebook made ready to run (``submission.prepare``: read
                                    defensively, the instructor's cells restored, nbgrader's own
@@ -35,6 +37,7 @@ run object.
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import json
 import os
@@ -44,6 +47,7 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
+from .checking.registry import source_digest
 from .isolation import Limits, SandboxUnavailable, clean_leftovers, sandbox_problem, scratch_prefix
 from .pipeline.cells import is_test_cell, nbgrader_meta, split_test_cell
 from .pipeline.coursedir import COURSE_ROOT, course_directory, read, source_path
@@ -51,7 +55,7 @@ from .pipeline.executors import Executor, make_executor
 from .pipeline.gradebook import read_scores, save, sync_gradebook
 from .pipeline.outcome import Kind, RunResult, status_of
 from .pipeline.score import ClassReport, StudentResult
-from .pipeline.submission import Job, copy_submission_files, fingerprint, prepare, real_submission_folder, students_of
+from .pipeline.submission import FINGERPRINT_FILES, Job, copy_submission_files, fingerprint, prepare, real_submission_folder, students_of
 
 MARKER = ".autograder-source"  # autograded/<student>/<assignment>/: what the last grade was made from
 
@@ -131,6 +135,7 @@ class GradingRun:
         notebooks = [nb.name for nb in self.gb.find_assignment(self.name).notebooks]
         self.assignment = Assignment(self.name, instructor, release, notebooks)
         self.report_.warnings += unguarded_test_cells(instructor)
+        self.context = grading_context(instructor, self.limits, self.coursedir)
 
     def close(self) -> None:
         if self._scratch is not None:
@@ -167,13 +172,28 @@ class GradingRun:
     def keep_if_unchanged(self, student: str) -> bool:
         """Keep the last grade when the submission is the same as then and the gradebook still holds
         that grade; returns whether it was kept."""
-        self.prints[student] = fingerprint(self.submitted(student), source_path(self.name, self.root))
+        self.prints[student] = self._fingerprint(student)
+        if self.prints[student] is None:
+            self.results[student].notes.append(f"over {FINGERPRINT_FILES} files (or 4 GiB) in the submission folder: "
+                                               f"too many to tell whether it changed, so it was graded again")
+            return False
         last = _unchanged(self.gb, self._marker(student), self.name, student, self.prints[student])
         if last is None:
             return False
         res = self.results[student]
         res.status, res.failures, res.notes, res.kept = last["status"], [tuple(f) for f in last["failures"]], last["notes"], last["graded"]
         return True
+
+    def _fingerprint(self, student: str) -> str | None:
+        """What this student's grade depends on (``submission.fingerprint``), with this run's
+        context and the student's due date (the assignment's, plus any extension)."""
+        from nbgrader.api import MissingEntry
+
+        try:
+            due = self.gb.find_submission(self.name, student).duedate
+        except MissingEntry:
+            due = self.gb.find_assignment(self.name).duedate
+        return fingerprint(self.submitted(student), source_path(self.name, self.root), f"{self.context}\0due {due}")
 
     def executor(self, jobs: int, scheduler: str | None, students: int) -> Executor:
         """The backend for this run: never more grader workers than notebooks to grade."""
@@ -184,7 +204,7 @@ class GradingRun:
         ``record`` at once): the submission time into the gradebook, the student's files into
         autograded/, each notebook prepared."""
         if student not in self.prints:
-            self.prints[student] = fingerprint(self.submitted(student), source_path(self.name, self.root))
+            self.prints[student] = self._fingerprint(student)
         self._record_submission_time(student)
         dest = Path(self.coursedir.format_path(self.coursedir.autograded_directory, student, self.name))
         if dest.exists():
@@ -274,6 +294,8 @@ def _unchanged(gb, marker: Path, assignment: str, student: str, print_now: str) 
     holds that grade; else None (grade it)."""
     from nbgrader.api import MissingEntry
 
+    if print_now is None:
+        return None
     try:
         last = json.loads(marker.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -297,6 +319,18 @@ def _remember(marker: Path, print_now: str, result: StudentResult) -> None:
         graded = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
         marker.write_text(json.dumps({"fingerprint": print_now, "graded": graded, "status": result.status,
                                       "failures": result.failures, "notes": result.notes}), encoding="utf-8")
+
+
+def grading_context(instructor, limits: Limits, coursedir) -> str:
+    """What every grade of this run depends on besides the submission: the source of the hidden
+    checks the instructor's notebook names, the limits (in reference units: not the machine's
+    measured slowness), the ignore list and the late-penalty settings."""
+    names = [n for cell in instructor.cells if is_test_cell(cell) for n in split_test_cell(cell.source)[1]]
+    kept = {k: v for k, v in dataclasses.asdict(limits).items() if k != "slowness"}
+    cfg = coursedir.config
+    late = {k: repr(cfg[k]) for k in ("AssignLatePenalties", "LateSubmissionPlugin", "DailyLatePenalty") if k in cfg}
+    return json.dumps({"checks": source_digest(names), "limits": kept, "ignore": list(coursedir.ignore), "late": late},
+                      sort_keys=True, default=str)
 
 
 def unguarded_test_cells(instructor) -> list[str]:

@@ -140,14 +140,17 @@ def cmd_grade(args) -> int:
 def cmd_feedback(args) -> int:
     from .pipeline.feedback import generate_feedback
 
+    failed: list[str] = []
     try:
-        written = generate_feedback(args.assignment, Path(args.course_root), args.student)
-    except Exception as exc:  # noqa: BLE001
+        written = generate_feedback(args.assignment, Path(args.course_root), args.student, failed=failed)
+    except Exception as exc:  # noqa: BLE001 - the course itself (its gradebook, its configuration)
         traceback.print_exc()
         print(f"feedback: failed: {exc}", file=sys.stderr)
         return 1
     print(f"{len(written)} feedback file(s) written")
-    return 0
+    for failure in failed:
+        print(f"feedback: not written for {failure}", file=sys.stderr)
+    return 1 if failed else 0
 
 
 def cmd_gradebook(args) -> int:

@@ -154,3 +154,24 @@ def checks_for(assignment_prefix: str) -> list[Check]:
     """All checks whose name starts with ``<prefix>.``, e.g. ``checks_for("01")``."""
     load_all_checks()
     return [c for n, c in REGISTRY.items() if n.startswith(assignment_prefix + ".")]
+
+
+def source_digest(names) -> str:
+    """A digest of the source the named checks run: every module loaded from their top-level
+    package (the checks modules and the helpers they share) with the Markdown contracts beside
+    them, and this checking framework. A grade kept from an earlier run is kept only while this
+    is the same (``classgrade``): a fixed check regrades without ``--force``."""
+    import hashlib
+    import sys
+
+    load_all_checks()
+    tops = {get_check(name).func.__module__.split(".")[0] for name in names}
+    files = set(Path(__file__).parent.glob("*.py"))
+    for mod in list(sys.modules.values()):
+        path = Path(getattr(mod, "__file__", None) or "")
+        if str(getattr(mod, "__name__", "")).split(".")[0] in tops and path.suffix == ".py" and path.is_file():
+            files |= {path, *path.parent.glob("*.md")}
+    digest = hashlib.sha256()
+    for path in sorted(files):
+        digest.update(f"{path}\0".encode("utf-8", "replace") + path.read_bytes() + b"\0")
+    return digest.hexdigest()

@@ -42,7 +42,8 @@ def sandbox_problem() -> str | None:
 
 
 def python_roots() -> list[str]:
-    """Read-only directories the kernel's Python needs: installation and environment."""
+    """Read-only directories the kernel's Python needs: installation and environment, and the
+    site-packages folders a ``.pth`` file of the environment adds (a venv layered on a shared one)."""
     roots = []
     for p in (sys.base_prefix, sys.prefix, os.path.dirname(os.path.realpath(sys.executable))):
         real = os.path.realpath(p)
@@ -50,6 +51,7 @@ def python_roots() -> list[str]:
             real = os.path.dirname(real)
         roots.append(p)
         roots.append(real)
+    roots += [p for p in sys.path if os.path.basename(p) in ("site-packages", "dist-packages")]
     out = []
     for r in roots:
         if r and os.path.isdir(r) and r not in out and not any(r == o or r.startswith(o + "/") for o in ("/usr",)):

@@ -1,4 +1,5 @@
-"""Per-kernel control groups (v2, else v1): memory and process limits, and killing everything inside."""
+"""Per-kernel control groups (v2, else v1): memory and process limits, the CPU time of every
+process the kernel ever ran (the cgroup's own accounting), and killing everything inside."""
 from __future__ import annotations
 
 import os
@@ -47,11 +48,19 @@ class Cgroup:
                 except OSError:
                     pass
             (made["pids"] / "pids.max").write_text(str(pids))
-            return cls(made, 1)
         except OSError:
             for d in made.values():
                 _rmdir(d)
             return None
+        cpu = Path("/sys/fs/cgroup") / "cpuacct"  # optional: without it, CPU time falls back to live processes
+        if "cpuacct" in paths and (cpu / "cpuacct.usage").exists():
+            try:
+                d = cpu / paths["cpuacct"].lstrip("/") / name
+                d.mkdir()
+                made["cpuacct"] = d
+            except OSError:
+                pass
+        return cls(made, 1)
 
     @classmethod
     def _v2(cls, name, path, memory, pids):
@@ -90,6 +99,20 @@ class Cgroup:
             except OSError:
                 pass
         return found
+
+    def cpu_seconds(self) -> float | None:
+        """CPU seconds (user + system) of every process that was ever in this cgroup, the ones that
+        have ended included (v2 ``cpu.stat`` ``usage_usec``, v1 ``cpuacct.usage``); None when this
+        cgroup has no CPU accounting."""
+        try:
+            if self.version == 2:
+                stat = dict(line.split() for line in (self.dirs["memory"] / "cpu.stat").read_text().splitlines())
+                return int(stat["usage_usec"]) / 1e6
+            if "cpuacct" in self.dirs:
+                return int((self.dirs["cpuacct"] / "cpuacct.usage").read_text()) / 1e9
+        except (OSError, ValueError, KeyError):
+            pass
+        return None
 
     def out_of_memory(self) -> bool:
         d = self.dirs["memory"]

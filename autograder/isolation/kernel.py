@@ -9,10 +9,12 @@ The sandbox is bubblewrap (``bwrap``):
   installation and the virtual environment (read-only); no course files, no
   home directory, no other students; the submission arrives as a read-only copy
   that the kernel copies into a size-capped private tmpfs, its working folder;
-  ``/tmp`` and ``/dev/shm`` are small private tmpfs mounts;
+  ``/tmp`` and ``/dev/shm`` are small private tmpfs mounts; ``/dev`` itself is the
+  sandbox's own and read-only (its device nodes still work);
 * memory and process-count limits from a cgroup when one can be created
   (cgroup v2 or v1), otherwise per-process rlimits plus a watchdog; CPU-time,
-  file-size and open-file rlimits always;
+  file-size and open-file rlimits always; the CPU time the grader's limits count is
+  the cgroup's own accounting of every process the kernel ran (``_cpu_seconds``);
 * wall-clock deadlines enforced from outside: on a timeout the grader sends an
   interrupt, and if the kernel ignores it, kills the whole PID namespace.
   Nothing started inside survives the kernel (``--die-with-parent``, PID
@@ -40,7 +42,7 @@ from . import wire
 from .bwrap import SandboxUnavailable, base_args, bwrap_path, sandbox_problem
 from .cgroups import Cgroup, kill_until_gone
 from .limits import GiB, Limits
-from .launch import RUNNER_FILES, Drain, Inside, copy_runner, namespace_pids, proportional_memory, read_pid_namespace, python_under_private_mounts, sandbox_env, set_nonblocking
+from .launch import RUNNER_FILES, Drain, Inside, copy_runner, live_cpu_seconds, namespace_pids, proportional_memory, read_pid_namespace, python_under_private_mounts, sandbox_env, set_nonblocking
 from .leftovers import scratch_prefix
 from .seccomp import seccomp_program
 
@@ -100,6 +102,7 @@ class Kernel:
         self.dead: KernelError | None = None
         self.started_at = 0.0
         self._next_id = 0
+        self._cpu_seen = 0.0  # the highest CPU reading from /proc (when no cgroup counts it)
         self._watchdog_reason: str | None = None
         self._watchdog_kind = "limit"
         self._stopping = threading.Event()
@@ -176,7 +179,9 @@ class Kernel:
             for extra in ("/sys", "/proc/driver/nvidia"):
                 if os.path.exists(extra):
                     args += ["--ro-bind", extra, extra]
-        args += ["--remount-ro", "/", "--chdir", "/home/student", "--info-fd", str(info_w)]
+        # /dev itself read-only (its device nodes still work): the kernel writes only to its
+        # size-capped scratch folders, /dev/shm among them
+        args += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/home/student", "--info-fd", str(info_w)]
         prog = seccomp_program()
         if prog is not None:
             seccomp_file = self.tmp / "seccomp.bpf"
@@ -283,19 +288,19 @@ class Kernel:
                 return None
 
     def _cpu_seconds(self) -> float:
-        """CPU seconds (user + system) used by the kernel's live processes."""
-        pids = self.cgroup.pids() if self.cgroup is not None else set(self._namespace_pids())
-        if not pids and self.proc is not None and getattr(self.proc, "pid", None):
-            pids = {self.proc.pid}
-        ticks = 0
-        for pid in pids:
-            try:
-                with open(f"/proc/{pid}/stat") as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
-                ticks += int(fields[11]) + int(fields[12])  # utime, stime
-            except (OSError, IndexError, ValueError):
-                pass
-        return ticks / os.sysconf("SC_CLK_TCK")
+        """CPU seconds (user + system) the kernel has used: with a cgroup that accounts CPU, every
+        process the kernel ever ran, the ended ones included (``Cgroup.cpu_seconds``: a chain of
+        short-lived processes cannot hide its work). Without one (no cgroup, or a cgroup v1
+        without cpuacct), what /proc still shows: the live processes of its sandbox and the
+        children they have waited for (``cutime``, ``cstime``; a process ended and not waited
+        for, e.g. under ``SIGCHLD`` ignored, is not counted), never less than an earlier reading."""
+        used = self.cgroup.cpu_seconds() if self.cgroup is not None else None
+        if used is None:
+            pids = self.cgroup.pids() if self.cgroup is not None else set(self._namespace_pids())
+            if not pids and self.proc is not None and getattr(self.proc, "pid", None):
+                pids = {self.proc.pid}
+            used = self._cpu_seen = max(live_cpu_seconds(pids), self._cpu_seen)
+        return used
 
     def _write_all(self, data: bytes, deadline: float) -> None:
         view = memoryview(data)
@@ -320,7 +325,7 @@ class Kernel:
             view = view[n:]
 
     def cpu_seconds(self) -> float:
-        """CPU seconds the kernel's live processes have used so far."""
+        """CPU seconds the kernel has used so far (``_cpu_seconds`` says what is counted)."""
         return self._cpu_seconds()
 
     def _read_reply(self, deadline: float, cpu_deadline: float | None = None) -> dict | None:

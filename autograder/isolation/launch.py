@@ -34,6 +34,19 @@ def proportional_memory(pid: int) -> int:
         return 0
 
 
+def live_cpu_seconds(pids) -> float:
+    """CPU seconds (user + system) of these live processes and of the children they have waited for."""
+    ticks = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            ticks += sum(int(x) for x in fields[11:15])  # utime, stime, cutime, cstime
+        except (OSError, IndexError, ValueError):
+            pass
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
 def zombie(pid: str) -> bool:
     try:
         with open(f"/proc/{pid}/stat") as f:

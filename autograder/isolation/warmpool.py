@@ -8,15 +8,17 @@ environment) whose Python has imported those libraries once and never runs stude
 code. For each submission the grader makes a cgroup (memory and process limits) and the
 kernel's pipes, and asks the zygote to fork. The child joins that cgroup, enters new
 user, mount, PID, network, IPC, UTS and cgroup namespaces, mounts fresh size-capped
-tmpfs on its scratch folder, ``/tmp`` and ``/dev/shm`` and an empty one on ``/proc``,
-drops every capability, adds a seccomp filter against mounts, namespaces and ptrace, and
+tmpfs on its scratch folder, ``/tmp`` and ``/dev/shm``, an empty one on ``/proc`` and a
+``/dev`` of its own (the device nodes bound into a new tmpfs, then read-only), drops every capability, adds a seccomp filter against mounts, namespaces and ptrace, and
 only then reads its configuration and the submission from its pipes and runs the same
 ``kernel_runner.py``, so the protocol, the limits and the verdicts are the cold kernel's.
 
-Isolation between students (tests/test_warm_pool.py probes it): the zygote never sees a
+Isolation between students (tests/isolation/test_warm_pool.py probes it): the zygote never sees a
 submission, its configuration or its outputs, only pipe descriptors; a child's memory
-is a copy-on-write copy of the zygote (nothing flows back); its files live on tmpfs in
-its own mount namespace and vanish with it; it cannot see, signal or trace another
+is a copy-on-write copy of the zygote (nothing flows back); every place it can write
+(scratch folder, ``/tmp``, ``/dev/shm``; ``/dev`` itself is read-only and not the
+zygote's) is a tmpfs of its own mount namespace, which vanishes with it, memory included
+(tests/isolation/test_private_dev.py); it cannot see, signal or trace another
 kernel (own PID namespace, no /proc, no ptrace) nor reach it through abstract Unix
 sockets (own network namespace); and the cgroup kill removes everything it started.
 

@@ -16,9 +16,11 @@ Each forked child, before any student code exists:
    abstract Unix sockets private to it, no way to see or signal another kernel);
 3. forks the kernel as PID 1 of the new PID namespace (its parent stays behind to
    report the exit status); the kernel mounts fresh, size-capped tmpfs on
-   ``/home/student``, ``/tmp`` and ``/dev/shm`` and an empty one on ``/proc``
-   (nothing of the zygote's or another kernel's processes is visible), so it starts
-   with empty scratch space whatever an earlier kernel wrote;
+   ``/home/student``, ``/tmp`` and ``/dev/shm``, an empty one on ``/proc`` (nothing of
+   the zygote's or another kernel's processes is visible) and a ``/dev`` of its own
+   (a new tmpfs with the device nodes bound in, read-only once set up), so it starts
+   with empty scratch space whatever an earlier kernel wrote, and everything it can
+   write lives in mounts of its own mount namespace, which go when it ends;
 4. drops every capability, sets no_new_privs and adds a second seccomp filter
    (no mount, unshare, setns, pivot_root, chroot, ptrace, namespace clones, clone3,
    kernel keyrings), closes every other descriptor;
@@ -37,6 +39,7 @@ import json
 import os
 import signal
 import socket
+import stat
 import struct
 import sys
 
@@ -47,7 +50,7 @@ LIBC = ctypes.CDLL(None, use_errno=True)
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET, CLONE_NEWCGROUP = 0x10000000, 0x20000000, 0x40000000, 0x02000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 1, 2, 4, 8, 0x4000, 1 << 18
-MS_BIND, MNT_DETACH = 4096, 2
+MS_BIND, MS_REMOUNT, MNT_DETACH = 4096, 32, 2
 PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, PR_CAPBSET_DROP, PR_SET_DUMPABLE = 38, 22, 24, 4
 SECCOMP_MODE_FILTER = 2
 
@@ -117,6 +120,31 @@ def child(fds: list[int], req: dict) -> None:
     os._exit(0)
 
 
+def _private_dev(hold: str) -> None:
+    """A /dev of this kernel's own: a new tmpfs (in this mount namespace, gone with it) holding
+    the zygote's device nodes (bind mounts), its links and its /dev/pts, and an empty shm
+    folder for the fresh tmpfs mounted on it next. The zygote's /dev is one tmpfs that every
+    mount namespace copied from it shares: what one kernel wrote there, the next one could
+    read, and it stayed in memory after both were gone."""
+    os.mkdir(hold)
+    _mount("/dev", hold, None, MS_BIND | MS_REC)
+    _mount("tmpfs", "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "size=64k,nr_inodes=64,mode=755")
+    for entry in os.scandir(hold):
+        target = f"/dev/{entry.name}"
+        if entry.is_symlink():
+            os.symlink(os.readlink(entry.path), target)
+        elif entry.name == "shm":
+            os.mkdir(target)
+        elif entry.is_dir(follow_symlinks=False):  # pts: the zygote's devpts instance
+            os.mkdir(target)
+            _mount(entry.path, target, None, MS_BIND | MS_REC)
+        elif stat.S_ISCHR(entry.stat(follow_symlinks=False).st_mode):
+            os.close(os.open(target, os.O_CREAT | os.O_WRONLY, 0o666))
+            _mount(entry.path, target, None, MS_BIND)
+    _check(LIBC.umount2(hold.encode(), MNT_DETACH), "umount2")
+    os.rmdir(hold)
+
+
 def _python_roots_in_tmp() -> list[str]:
     """Directories of this Python (installation, environment) that lie under /tmp or /dev/shm."""
     roots = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.dirname(os.path.realpath(sys.executable)))}
@@ -136,6 +164,7 @@ def kernel(req_r: int, rep_w: int, ctl_r: int, out_w: int, err_w: int, files_r: 
         os.mkdir(hold)
         _mount(root, hold, None, MS_BIND | MS_REC)
         held.append((hold, root))
+    _private_dev("/home/student/.dev")
     for d in ("/tmp", "/dev/shm"):
         _mount("tmpfs", d, "tmpfs", MS_NOSUID | MS_NODEV, f"size={int(req['tmp'])},mode=1777")
     for hold, root in held:
@@ -143,6 +172,8 @@ def kernel(req_r: int, rep_w: int, ctl_r: int, out_w: int, err_w: int, files_r: 
         _mount(hold, root, None, MS_BIND | MS_REC)  # keeps the source's locked read-only flag
         _check(LIBC.umount2(hold.encode(), MNT_DETACH), "umount2")
         os.rmdir(hold)
+    # nothing can be written to /dev itself (only to its fresh /dev/shm, mounted above)
+    _mount("none", "/dev", None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NOEXEC)
     LIBC.sethostname(b"sandbox", 7)
     # PID 1 of the namespace stays a small init that reaps orphans and ends with the
     # kernel (the kernel itself is PID 2: an init is shielded from signals and the OOM killer)

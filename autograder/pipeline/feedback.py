@@ -16,6 +16,9 @@ For nbgrader's exchange (``nbgrader release_feedback``, then the student's
 place of a renamed one (``03-softmax-Copy1.ipynb``, the renamed-notebook rule of
 ``grade``) gets its page under the student's name too: ``fetch_feedback`` looks for
 the notebooks the student submitted, by their names.
+
+Each notebook fails for itself alone: one that cannot be rendered is named on stderr (the
+command then exits 1) and every other student still gets their feedback.
 """
 from __future__ import annotations
 
@@ -62,25 +65,16 @@ def strip_hidden_tests(nb):
     return nb
 
 
-def generate_feedback(assignment: str, root: Path = COURSE_ROOT, only: list[str] | None = None, log=print) -> list[Path]:
-    from nbconvert import HTMLExporter
-    from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
-    from nbgrader.preprocessors import GetGrades
-    from jupyter_core.paths import jupyter_config_dir
-    from traitlets.config import Config
-
-    import nbgrader
-
+def generate_feedback(assignment: str, root: Path = COURSE_ROOT, only: list[str] | None = None, log=print,
+                      failed: list[str] | None = None) -> list[Path]:
+    """Feedback pages for every graded notebook of every student (or ``only`` these). Each one
+    fails for itself alone: what cannot be rendered (an unreadable notebook, a folder named like
+    one) is logged and added to ``failed``, and the other notebooks and students still get theirs."""
     coursedir = course_directory(root)
     base = Path(coursedir.root) / coursedir.autograded_directory
-    templates = Path(nbgrader.__file__).parent / "server_extensions" / "formgrader" / "templates"
-    cfg = Config(coursedir.config)
-    cfg.HTMLExporter.template_name = "feedback"
-    cfg.HTMLExporter.sanitize_html = True  # student markdown may hold HTML: strip scripts and handlers
-    cfg.HTMLExporter.extra_template_basedirs = [str(templates)]
-    bootstrap = Path(nbgrader.__file__).parent / "server_extensions" / "formgrader" / "static" / "node_modules" / "bootstrap" / "dist" / "css"
-    cfg.HTMLExporter.extra_template_paths = [str(bootstrap)]
+    cfg = _exporter_config(coursedir)
     written = []
+    failed = [] if failed is None else failed
     students = sorted(d.name for d in base.iterdir() if d.is_dir() and (d / assignment).is_dir()) if base.is_dir() else []
     for student in students:
         if only and student not in only:
@@ -88,22 +82,57 @@ def generate_feedback(assignment: str, root: Path = COURSE_ROOT, only: list[str]
         src = Path(coursedir.format_path(coursedir.autograded_directory, student, assignment))
         dest = Path(coursedir.format_path(coursedir.feedback_directory, student, assignment))
         for path in sorted(src.glob("*.ipynb")):
-            nb = strip_hidden_tests(nbformat.read(str(path), as_version=4))
-            neutralize_html(nb)
-            resources = nbgrader_resources(coursedir, assignment, student, path.stem)
-            resources["config_dir"] = jupyter_config_dir()
-            nb, resources = GetGrades(config=cfg).preprocess(nb, resources)
-            nb, resources = CSSHTMLHeaderPreprocessor(config=cfg).preprocess(nb, resources)
-            exporter = HTMLExporter(config=cfg)
-            html, _ = exporter.from_notebook_node(nb, resources=resources)
-            dest.mkdir(parents=True, exist_ok=True)
-            for name in page_names(coursedir, assignment, student, path.stem):
-                out = dest / f"{name}.html"
-                out.write_text(html, encoding="utf-8")
-                written.append(out)
-                log(f"  {out.relative_to(Path(coursedir.root))}")
+            if path.is_symlink() or not path.is_file():
+                log(f"  {student}: {path.name} is not a notebook file (a folder or a link); no feedback for it")
+                continue
+            try:
+                out = _feedback_page(path, dest, coursedir, cfg, assignment, student)
+            except Exception as exc:  # noqa: BLE001 - this student's notebook only; the others go on
+                failed.append(f"{student}: {path.name}: {type(exc).__name__}: {str(exc)[:300]}")
+                log(f"  {student}: no feedback for {path.name}: {type(exc).__name__}: {str(exc)[:300]}")
+                continue
+            for page in out:
+                written.append(page)
+                log(f"  {page.relative_to(Path(coursedir.root))}")
         copy_exchange_files(src, dest)
     return written
+
+
+def _exporter_config(coursedir):
+    from traitlets.config import Config
+
+    import nbgrader
+
+    templates = Path(nbgrader.__file__).parent / "server_extensions" / "formgrader" / "templates"
+    cfg = Config(coursedir.config)
+    cfg.HTMLExporter.template_name = "feedback"
+    cfg.HTMLExporter.sanitize_html = True  # student markdown may hold HTML: strip scripts and handlers
+    cfg.HTMLExporter.extra_template_basedirs = [str(templates)]
+    bootstrap = Path(nbgrader.__file__).parent / "server_extensions" / "formgrader" / "static" / "node_modules" / "bootstrap" / "dist" / "css"
+    cfg.HTMLExporter.extra_template_paths = [str(bootstrap)]
+    return cfg
+
+
+def _feedback_page(path: Path, dest: Path, coursedir, cfg, assignment: str, student: str) -> list[Path]:
+    """One graded notebook as its feedback page (nbgrader's template and scores, hidden tests cut out),
+    under each of its ``page_names``."""
+    from jupyter_core.paths import jupyter_config_dir
+    from nbconvert import HTMLExporter
+    from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
+    from nbgrader.preprocessors import GetGrades
+
+    nb = strip_hidden_tests(nbformat.read(str(path), as_version=4))
+    neutralize_html(nb)
+    resources = nbgrader_resources(coursedir, assignment, student, path.stem)
+    resources["config_dir"] = jupyter_config_dir()
+    nb, resources = GetGrades(config=cfg).preprocess(nb, resources)
+    nb, resources = CSSHTMLHeaderPreprocessor(config=cfg).preprocess(nb, resources)
+    html, _ = HTMLExporter(config=cfg).from_notebook_node(nb, resources=resources)
+    dest.mkdir(parents=True, exist_ok=True)
+    pages = [dest / f"{name}.html" for name in page_names(coursedir, assignment, student, path.stem)]
+    for out in pages:
+        out.write_text(html, encoding="utf-8")
+    return pages
 
 
 def page_names(coursedir, assignment: str, student: str, notebook: str) -> list[str]:

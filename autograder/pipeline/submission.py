@@ -149,30 +149,41 @@ def real_submission_folder(coursedir, student: str, assignment: str) -> bool:
     return src.is_dir() and os.path.realpath(src) == os.path.join(base, student, assignment)
 
 
-def fingerprint(src: Path, instructor_notebook: Path) -> str:
-    """What a grade depends on: the instructor's notebook and every regular file of the
-    submission (names, sizes, contents; timestamp.txt included). Equal fingerprints: the
-    last grade still stands."""
+FINGERPRINT_FILES = 20_000  # past this many files or bytes, a submission is never kept: graded again
+FINGERPRINT_BYTES = 4 << 30
+
+
+def fingerprint(src: Path, instructor_notebook: Path, context: str = "") -> str | None:
+    """What a grade depends on: the instructor's notebook, ``context`` (the grading run's: the
+    checks' source, the limits, the due date with the student's extension) and every file of the
+    submission (names, sizes, contents; timestamp.txt included), however many. Equal
+    fingerprints: the last grade still stands. None past ``FINGERPRINT_FILES`` files or
+    ``FINGERPRINT_BYTES`` bytes: too much to read every time, so the submission is graded again."""
     import hashlib
 
     digest = hashlib.sha256(instructor_notebook.read_bytes())
-    seen = 0
+    digest.update(f"\0{context}\0".encode("utf-8", "replace"))
+    count = total = 0
     if src.is_dir() and not src.is_symlink():
         for dirpath, dirnames, filenames in os.walk(src, followlinks=False):
             dirnames.sort()
-            for name in sorted(filenames):
-                seen += 1
-                if seen > 4 * MAX_FILES:  # bounded work: beyond this, names only
-                    digest.update(f"name {Path(dirpath, name).relative_to(src)}\n".encode("utf-8", "replace"))
-                    continue
+            for name in sorted(filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]):
                 path = Path(dirpath) / name
+                count += 1
+                if count > FINGERPRINT_FILES:
+                    return None
                 if path.is_symlink() or not path.is_file():
-                    digest.update(f"link or special {path.relative_to(src)}\n".encode("utf-8", "replace"))
+                    digest.update(f"link or special {path.relative_to(src)}\0".encode("utf-8", "replace"))
                     continue
-                digest.update(f"{path.relative_to(src)}\0{path.stat().st_size}\0".encode("utf-8", "replace"))
+                size = path.stat().st_size
+                total += size
+                if total > FINGERPRINT_BYTES:
+                    return None
+                digest.update(f"{path.relative_to(src)}\0{size}\0".encode("utf-8", "replace"))
                 with path.open("rb") as fh:
                     for block in iter(lambda: fh.read(1 << 20), b""):
                         digest.update(block)
+            digest.update(f"end of {Path(dirpath).relative_to(src)}\0".encode("utf-8", "replace"))
     return digest.hexdigest()
 
 
