@@ -1,5 +1,6 @@
-"""Forbidden library routines: a tripwire that records calls to them by name (in this process),
-and a search of a definition's source for them (what plain nbgrader sees)."""
+"""Forbidden library routines: their fused twins (forbidden with them, by what they compute), a
+tripwire that records calls to them by name (in this process), and a search of a definition's
+source for them (what plain nbgrader sees)."""
 from __future__ import annotations
 
 import contextlib
@@ -7,6 +8,37 @@ import re
 from typing import Callable
 
 from ..isolation import resolve_owner
+
+
+# Routines that compute a forbidden one inside C++ under a name that shares none of its words: a
+# check that forbids the routine (its last name component) forbids these too. The recorder and the
+# kernel's guard also refuse every operator whose name carries the routine's own words
+# (``aten::_masked_softmax`` for softmax), so only the other names are listed here.
+_ATTENTION_KERNELS = (
+    "torch._native_multi_head_attention",  # nn.MultiheadAttention's fast path: projections, softmax, weighted sum
+    "torch._transformer_encoder_layer_fwd",  # nn.TransformerEncoderLayer's fast path, attention included
+    "torch._triton_multi_head_attention",
+    "torch.nn.functional.multi_head_attention_forward",
+    "torch.ops.aten._triton_scaled_dot_attention",
+    "torch.ops.aten._efficient_attention_forward",
+    "torch.ops.aten._flash_attention_forward",
+    "torch.ops.aten._cudnn_attention_forward",
+)
+FUSED_TWINS: dict[str, tuple[str, ...]] = {
+    # attention computes the softmax of the scores: the fused kernels are softmax twins too
+    "softmax": ("torch.nn.functional.scaled_dot_product_attention", *_ATTENTION_KERNELS),
+    "scaled_dot_product_attention": _ATTENTION_KERNELS,
+}
+
+
+def with_fused_twins(forbidden: tuple[str, ...]) -> tuple[str, ...]:
+    """``forbidden`` and, after it, the fused twins of each routine in it (each name once)."""
+    out = list(forbidden)
+    for dotted in forbidden:
+        for twin in FUSED_TWINS.get(dotted.rpartition(".")[2], ()):
+            if twin not in out:
+                out.append(twin)
+    return tuple(out)
 
 
 class _Tripwire:

@@ -16,6 +16,11 @@ class Check:
     forbidden: tuple[str, ...] = ()
     description: str = ""
 
+    def __post_init__(self):
+        from .forbidden import with_fused_twins  # forbidding a routine forbids its fused twins
+
+        self.forbidden = with_fused_twins(tuple(self.forbidden))
+
 
 @dataclass(frozen=True)
 class Clause:

@@ -38,7 +38,8 @@ import threading
 import time
 from pathlib import Path
 
-from . import wire
+from . import guardlog, wire
+from .guardlog import GuardLog
 from .bwrap import SandboxUnavailable, base_args, bwrap_path, sandbox_problem
 from .cgroups import Cgroup, kill_until_gone
 from .limits import GiB, Limits
@@ -103,6 +104,7 @@ class Kernel:
         self.started_at = 0.0
         self._next_id = 0
         self._cpu_seen = 0.0  # the highest CPU reading from /proc (when no cgroup counts it)
+        self.guard = GuardLog()
         self._watchdog_reason: str | None = None
         self._watchdog_kind = "limit"
         self._stopping = threading.Event()
@@ -218,6 +220,8 @@ class Kernel:
         reply = self.request({"op": "hello"}, timeout=self.limits.startup_timeout, interruptible=False)
         if reply.get("status") != "ok":
             raise self._die("the kernel did not start", "crash")
+        if self.guard.key is None:
+            raise self._die("the kernel started without the grader's guard (guard.py)", "crash")
         return reply
 
     def _read_info(self, fd: int) -> None:
@@ -253,6 +257,7 @@ class Kernel:
             payload = json.dumps(message, separators=(",", ":"), allow_nan=True).encode("utf-8")
         except (TypeError, ValueError) as exc:
             raise KernelError(f"grader could not encode a request: {exc}", "grader") from None
+        self.guard.begin(message)
         self._write_all(wire.HEADER.pack(len(payload)) + payload, deadline)
         reply = self._read_reply(deadline, cpu_deadline)
         if reply is None:
@@ -266,6 +271,7 @@ class Kernel:
             raise KernelTimeout(f"timed out after {timeout:g} s (interrupted)", alive=True)
         if reply.get("id") != self._next_id:
             raise self._die("the kernel sent a reply out of turn (protocol broken)", "protocol")
+        reply["guard"] = self.guard.end()  # the grader's own reading, whatever the reply said
         return reply
 
     def _await_interrupted(self) -> dict | None:
@@ -336,6 +342,9 @@ class Kernel:
                 payload = self.reader.pop_payload()
             except wire.WireError as exc:
                 raise self._die(f"the kernel broke the protocol: {exc}", "protocol") from None
+            if payload is not None and guardlog.is_record(payload):
+                self.guard.feed(payload)
+                continue
             if payload is not None:
                 return self._parse_reply(payload)
             left = deadline - time.monotonic()

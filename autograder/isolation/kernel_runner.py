@@ -96,12 +96,18 @@ import numpy  # noqa: E402
 import torch  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import recorder  # noqa: E402  (next to this file in the sandbox)
+import guard  # noqa: E402  (next to this file in the sandbox)
+import recorder  # noqa: E402
 import runner_capture  # noqa: E402
 
-for _name in ("recorder", "runner_capture"):
+for _name in ("guard", "recorder", "runner_capture"):
     del sys.modules[_name]  # like wire: student code cannot import the runner's copies
 sys.path.pop(0)
+# the guard (guard.py): armed below, before the first request; it keeps nothing the runner can reach
+GUARDED = tuple(CONFIG.get("forbidden", []))
+_trusted = [os.path.dirname(os.__file__), os.path.dirname(os.path.abspath(__file__))]
+guard.install(REP_FD, guard.plan_for(GUARDED, recorder.reaches), _trusted + [p for p in sys.path if os.path.isabs(p)], CONFIG["workdir"])
+del guard, _trusted
 from IPython.core.displayhook import DisplayHook  # noqa: E402
 from IPython.core.displaypub import DisplayPublisher  # noqa: E402
 from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
@@ -337,8 +343,12 @@ def op_run(req: dict) -> dict:
     code = req.get("code", "")
     Shell.last_error = None
     SHELL.ast_node_interactivity = "last_expr" if req.get("interactive", True) else "none"
-    with StudentCode():
-        result = SHELL.run_cell(code, store_history=True)
+    sys.audit("autograder.guard", req.get("id"), ())  # a cell may use any routine
+    try:
+        with StudentCode():
+            result = SHELL.run_cell(code, store_history=True)
+    finally:
+        sys.audit("autograder.guard", req.get("id"), GUARDED)
     error = Shell.last_error
     if not result.success and error is None:
         exc = result.error_in_exec or result.error_before_exec
@@ -387,6 +397,7 @@ def op_call(req: dict) -> dict:
     wanted = [w for w in req.get("forbidden", []) if type(w) is str]
     # with forbidden routines, the call runs under the recorder: what it reaches, by any name
     record = recorder.Recorder() if wanted else None
+    sys.audit("autograder.guard", req.get("id"), tuple(wanted))  # the call's forbidden routines stay refused
     try:
         with torch.set_grad_enabled(bool(req.get("grad", True))):
             with TRIPWIRE:
@@ -398,6 +409,8 @@ def op_call(req: dict) -> dict:
         reply = {"status": "interrupted"}
     except BaseException as exc:  # noqa: BLE001 - the student's exception, whatever it is
         reply = {"status": "raised", "ename": type(exc).__name__, "evalue": _safe_str(exc)}
+    finally:
+        sys.audit("autograder.guard", req.get("id"), GUARDED)
     hits = sorted(set(TRIPWIRE.hits) & set(wanted))
     if record is not None:
         hits += [h for h in record.hits(wanted) if h.split(" ")[0] not in hits]
@@ -446,6 +459,7 @@ OPS = {"run": op_run, "call": op_call, "method": op_call, "attr": op_attr, "has"
 
 
 def main() -> None:
+    sys.audit("autograder.guard", 0, GUARDED)  # arms the guard: its key goes to the grader before any student code
     reader = wire.FrameReader(REQ_FD, int(CONFIG.get("max_request", 1 << 30)))
     while True:
         try:

@@ -96,7 +96,7 @@ class Drain(threading.Thread):
         return text, dropped
 
 
-RUNNER_FILES = ("kernel_runner.py", "runner_capture.py", "wire.py", "frames.py", "recorder.py")  # what runs inside the sandbox
+RUNNER_FILES = ("kernel_runner.py", "runner_capture.py", "wire.py", "frames.py", "recorder.py", "guard.py")  # what runs inside the sandbox
 
 
 def copy_runner(dest: Path, names) -> Path:

@@ -252,6 +252,12 @@ class RemoteContext(Context):
             raise AttributeError(f"{label}: {student_text(reply.get('ename'))}: {student_text(reply.get('evalue'))}")
         if reply.get("tampered"):
             raise untrusted(f"{student_text(reply.get('tampered'))}, so the kernel's answers cannot be trusted", self.check.name)
+        guard = reply.get("guard") or {}  # the grader's own reading of the kernel's guard (isolation/guardlog.py)
+        found = guard.get("problems") or [f"the code tried {r}, which the grader refuses" for r in guard.get("refused") or []]
+        if found:
+            raise untrusted(f"{student_text(found[0])}, so the kernel's answers cannot be trusted", self.check.name)
+        if guard.get("hits"):
+            self.fail_forbidden(f"{label} called", student_text(guard["hits"][0]))
         if status == "raised" and student_text(reply.get("ename")) == "NotImplementedError":
             raise not_answered(label, self.check.name)
         return status

@@ -28,6 +28,7 @@ SOFTMAX_ANSWERS = {
     "alias_made_early": ("forbidden", "_s = torch.Tensor.softmax\ndef f(x):\n    return _s(x, -1)\n"),
     "unwrapped_wrapper": ("forbidden", "_o = torch.softmax\nwhile getattr(_o, '__closure__', None):\n    _o = next(c.cell_contents for c in _o.__closure__ if getattr(c.cell_contents, '__name__', '') == 'softmax')\ndef f(x):\n    return _o(x, -1)\n"),
     "recorder_switched_off": ("tampered", "def f(x):\n    with torch._C.DisableTorchFunction():\n        return torch._softmax(x, -1, False)\n"),
+    "functions_off_only": ("tampered", "def f(x):\n    with torch._C.DisableTorchFunction():\n        e = (x - x.amax(-1, keepdim=True)).exp()\n        return e / e.sum(-1, keepdim=True)\n"),
 }
 SDPA_ANSWERS = {
     "honest": ("pass", "def g(q):\n    w = torch.softmax(q @ q.transpose(-2, -1) / q.shape[-1] ** 0.5, -1)\n    return w @ q\n"),
@@ -77,14 +78,20 @@ def test_in_process(chk, name, expected, code):
 @pytest.fixture(scope="module")
 def kernel():
     assert sandbox_problem() is None, sandbox_problem()
-    k = Kernel(None, Limits(cell_timeout=30), forbidden=list(SOFTMAX_FORBIDDEN + SDPA_FORBIDDEN))
+    k = Kernel(None, Limits(cell_timeout=30), forbidden=sorted(set(SOFTMAX.forbidden) | set(SDPA.forbidden)))  # with their fused twins
     k.start()
     yield k
     k.stop()
 
 
+# the kernel's guard (isolation/guard.py) refuses the forbidden operator at torch's dispatcher, before
+# the recorder sees that torch functions were switched off: forbidden, where in-process it is tampering
+IN_THE_SANDBOX = {"recorder_switched_off": "forbidden"}
+
+
 @pytest.mark.parametrize("chk,name,expected,code", CASES, ids=IDS)
 def test_through_the_sandbox(kernel, chk, name, expected, code):
+    expected = IN_THE_SANDBOX.get(name, expected)
     reply = kernel.request({"op": "run", "code": "import torch\n" + code, "interactive": False}, 30)
     assert reply["status"] == "ok", reply
     session = Session(kernel, StudentSource([], []))  # no source: only what the kernel records decides

@@ -1,0 +1,301 @@
+"""The kernel's guard: what student code in the kernel cannot undo, and records it cannot rewrite.
+
+Installed by ``kernel_runner.py`` before any student code exists, as a CPython audit hook
+(``sys.addaudithook``: a hook cannot be removed, replaced or listed from Python). Everything the
+guard keeps lives in the closure of :func:`install`, which nothing else references: no module
+attribute, no registry (``torch.library.Library`` is not used: its finaliser registry would hand
+out the handle that removes the registrations). Its records go straight to the reply pipe as
+frames of their own, each authenticated with a key drawn at start-up and sent to the grader
+before any student code runs, and numbered: the grader (``guardlog.py``) decides from them, and
+a record that is missing, forged, replayed or out of order is tampering.
+
+What it does:
+
+* **Forbidden routines, at torch's dispatcher.** While the guard is *up* for a forbidden dotted
+  name, every ATen operator that computes it (its own name's words, e.g. ``aten::_softmax``,
+  ``aten::_masked_softmax``; a fused twin such as ``aten::_native_multi_head_attention`` is
+  forbidden by name beside its routine, see ``checking/forbidden.py``) has, at every dispatch key it has a kernel for, a kernel
+  that records the call and raises instead of computing. Dispatcher registrations are global: every
+  thread and every C++ caller that reaches the operator through the dispatcher is refused.
+  The state changes only on an ``autograder.guard`` audit event raised with no student code on
+  the stack; each change is acknowledged to the grader with the request id and the names up.
+* **The ways into the machinery**, refused (and recorded) while student code is on the stack:
+  frames asked for by student code (``sys._getframe``, ``inspect.currentframe()``, a traceback's
+  ``tb_frame``, a generator's ``gi_frame``; the library's own readers, such as warnings, may), the garbage
+  collector's object lists, tracing and profiling hooks, new audit hooks, code objects built or
+  swapped in (``code.__new__``, ``function.__new__``, setting ``__code__``), code compiled under a
+  library's file name, ``ctypes``, new processes (fork, exec, spawn, ``subprocess``), ``marshal``
+  outside the import system, and unpickling that names code (``exec``, ``eval``, ``os.system``...).
+
+Only C-level callables captured at install time run inside the hook (student code may rebind
+any module attribute or builtin); it never calls a method of an object the student made.
+"""
+from __future__ import annotations
+
+
+def install(fd: int, plan: dict, trusted: list, workdir: str) -> None:
+    """Arm the guard. ``fd``: the reply pipe; ``plan``: forbidden dotted name -> [(namespace, operator,
+    dispatch key)] to refuse while it is up; ``trusted``: folders whose code is the library's."""
+    import os
+    import sys
+
+    key = os.urandom(32)
+    state = {"seq": 0, "up": frozenset(), "libs": [], "armed": False, "told": 0}
+    emit = _records(fd, key, state)
+    trusted_file, student_on_stack = _context(trusted, workdir)
+    set_up = _dispatcher(plan, emit, state)
+    handle = _policy(emit, state, set_up, trusted_file, student_on_stack, key)
+    sys.addaudithook(_hook(handle))
+
+
+def _records(fd: int, key: bytes, state: dict):
+    """``emit(kind, **fields)``: one authenticated, numbered record on the reply pipe."""
+    import os
+
+    from _hashlib import hmac_digest
+
+    write, fstat, exit_, type_, len_ = os.write, os.fstat, os._exit, type, len
+    me = fstat(fd)
+    pipe_id = (me.st_dev, me.st_ino)
+
+    def emit(kind: str, **fields) -> None:
+        st = fstat(fd)
+        if (st.st_dev, st.st_ino) != pipe_id:
+            exit_(70)  # the pipe was swapped: nothing the grader reads from here can be trusted
+        state["seq"] += 1
+        parts = [f'"seq":{state["seq"]}', f'"kind":"{kind}"']
+        for name, value in fields.items():
+            if type_(value) is int:
+                parts.append(f'"{name}":{value}')
+            elif type_(value) is list:
+                parts.append(f'"{name}":[' + ",".join(f'"{v}"' for v in value) + "]")
+            else:
+                parts.append(f'"{name}":"{value}"')
+        body = ("{" + ",".join(parts) + "}").encode()
+        mac = hmac_digest(key, body, "sha256").hex() if kind != "key" else "0" * 64
+        data = b'{"guard":' + body + b',"mac":"' + mac.encode() + b'"}'
+        frame = len_(data).to_bytes(8, "big") + data  # under PIPE_BUF: one atomic write
+        while frame:
+            frame = frame[write(fd, frame):]
+
+    return emit
+
+
+def safe(text, type_=type, str_=str) -> str:
+    """A name as it goes into a record: letters, digits and a few marks, at most 160 of them."""
+    if type_(text) is not str_:
+        return "?"
+    return "".join([c if (c.isalnum() or c in "._:-<>/") else "_" for c in text[:160]])
+
+
+def _context(trusted: list, workdir: str):
+    """(trusted_file, student_on_stack): whether code is the library's, and whether any frame of
+    the stack from ``frame`` outwards runs student code (a cell, a submission file, exec'd text)."""
+    type_, str_ = type, str
+    roots = tuple(str(r).rstrip("/") + "/" for r in trusted) + ("<frozen ",)
+    student_root = str(workdir).rstrip("/") + "/"
+
+    def trusted_file(filename) -> bool:
+        return type_(filename) is str_ and filename.startswith(roots) and not filename.startswith(student_root)
+
+    def student_on_stack(frame) -> bool:
+        while frame is not None:
+            if not trusted_file(frame.f_code.co_filename):
+                return True
+            frame = frame.f_back
+        return False
+
+    return trusted_file, student_on_stack
+
+
+def _refuse(emit, state: dict):
+    safe_, permission_error = safe, PermissionError  # bound now: a student may rebind module names and builtins
+
+    def refuse(event: str, detail: str, what: str):
+        if state["told"] < 64:  # a loop of refusals is one story: the grader needs the first ones
+            state["told"] += 1
+            emit("refused", event=safe_(event), detail=safe_(detail))
+        raise permission_error(f"the grader refuses {what} in a submission ({event}): it reaches into the grading "
+                              "machinery, and a correct answer needs none of it")
+    return refuse
+
+
+def _dispatcher(plan: dict, emit, state: dict):
+    """``set_up(request_id, names)``: the refusing kernels for exactly ``names``, acknowledged."""
+    import warnings
+
+    import torch
+
+    library, impl, reset = torch._C._dispatch_library, torch._C._DispatchModule.impl, torch._C._DispatchModule.reset
+    type_, str_, sorted_, frozenset_, list_ = type, str, sorted, frozenset, list
+    safe_, permission_error, exception = safe, PermissionError, Exception
+
+    def operator_kernel(dotted: str, op: str):
+        def refused_operator(*args, **kwargs):
+            if state["told"] < 64:
+                state["told"] += 1
+                emit("hit", routine=safe_(dotted), op=safe_(op))
+            raise permission_error(f"{dotted} is not allowed in this exercise (the grader refused {op}, which computes "
+                                  "it): write the computation from basic tensor operations, as the exercise asks")
+        return refused_operator
+
+    def set_up(request_id, names) -> None:
+        for lib in state["libs"]:
+            reset(lib)
+        up = sorted_({n for n in names if type_(n) is str_ and n in plan})
+        count, libs = 0, {}
+        for dotted in up:
+            for ns, op, dk in plan[dotted]:
+                if ns not in libs:
+                    libs[ns] = library("IMPL", ns, "", "autograder-guard", 0)
+                try:
+                    impl(libs[ns], op, dk, operator_kernel(dotted, f"{ns}::{op}"), False)
+                    count += 1
+                except exception:  # noqa: BLE001 - a key this operator takes no kernel at
+                    pass
+        state["libs"] = list_(libs.values())
+        state["up"] = frozenset_(up)
+        emit("state", id=request_id if type_(request_id) is int else -1, up=[safe_(n) for n in up], kernels=count)
+
+    # torch warns once per process when a kernel is overridden: have it warn now, not inside the hook
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        probe = library("IMPL", "aten", "", "autograder-guard", 0)
+        try:
+            impl(probe, "_softmax", "Meta", operator_kernel("", ""), False)
+        except Exception:  # noqa: BLE001
+            pass
+        reset(probe)
+    return set_up
+
+
+FRAME_EVENTS = frozenset({"sys._getframe", "sys._getframemodulename"})
+FRAME_ATTRS = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_back"})
+# standard modules whose functions hand their caller a frame (the library's other readers of frames keep them)
+FRAME_GIVERS = ("/inspect.py", "/traceback.py")
+ALWAYS = frozenset({
+    "gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys._current_frames", "sys._current_exceptions",
+    "sys.settrace", "sys.setprofile", "sys.addaudithook", "code.__new__", "function.__new__",
+    "os.fork", "os.forkpty", "os.posix_spawn", "os.spawn", "os.exec", "os.system", "subprocess.Popen",
+    "pty.spawn", "_thread.start_new_thread",
+})
+WATCHED = FRAME_EVENTS | ALWAYS | frozenset({
+    "object.__getattr__", "object.__setattr__", "marshal.loads", "marshal.load", "pickle.find_class",
+    "import", "compile", "exec", "autograder.guard",
+})
+NO_IMPORT = frozenset({"_posixsubprocess", "_ctypes", "ctypes", "_testcapi", "_testinternalcapi", "_xxsubinterpreters"})
+# what an unpickled reference may not name: modules whose objects run code (builtins but for plain types)
+CODE_MODULES = frozenset({
+    "os", "posix", "nt", "subprocess", "sys", "importlib", "types", "marshal", "pickle", "_pickle", "code", "codeop",
+    "runpy", "ctypes", "_ctypes", "gc", "inspect", "threading", "_thread", "multiprocessing", "operator", "functools",
+    "shutil", "socket", "pty", "signal", "io", "_io", "builtins", "__builtin__", "pdb", "bdb", "_posixsubprocess",
+    "weakref", "contextlib", "unittest", "timeit", "trace", "cProfile", "profile",
+})
+SAFE_BUILTINS = frozenset({"set", "frozenset", "dict", "list", "tuple", "int", "float", "complex", "bytes", "bytearray",
+                           "str", "slice", "range", "bool", "object"})
+
+
+def _policy(emit, state, set_up, trusted_file, student_on_stack, key: bytes):
+    """``handle(event, args)``: the guard's state events, and what is refused with student code on the stack."""
+    import sys
+
+    getframe, type_, str_, tuple_, len_ = sys._getframe, type, str, tuple, len
+    code_type = type(_policy.__code__)
+    refuse = _refuse(emit, state)
+    frame_events, frame_attrs, frame_givers, always = FRAME_EVENTS, FRAME_ATTRS, FRAME_GIVERS, ALWAYS
+    code_modules, safe_builtins, no_import = CODE_MODULES, SAFE_BUILTINS, NO_IMPORT
+
+    def handle(event: str, args) -> None:
+        caller = getframe(0).f_back.f_back  # handle <- hook <- the code that raised the event
+        if event == "autograder.guard":
+            if state["armed"] and student_on_stack(caller):
+                refuse(event, "", "changing the grader's guard")
+            if not state["armed"]:
+                state["armed"] = True
+                emit("key", key=key.hex())
+            ok = len_(args) == 2 and type_(args[0]) is int and type_(args[1]) is tuple_
+            set_up(args[0] if ok else -1, args[1] if ok else ())
+            return
+        if not state["armed"]:
+            return
+        name = args[1] if len_(args) >= 2 and type_(args[1]) is str_ else None
+        if event in frame_events or (event == "object.__getattr__" and name in frame_attrs):
+            asker = caller
+            while asker is not None and trusted_file(asker.f_code.co_filename) and asker.f_code.co_filename.endswith(frame_givers):
+                asker = asker.f_back  # inspect.currentframe(), traceback.walk_stack(): asked for by their caller
+            if asker is not None and not trusted_file(asker.f_code.co_filename):
+                refuse(event, name or "", "reading the interpreter's frames")
+        elif event.startswith("ctypes.") or event in always:
+            if student_on_stack(caller):
+                refuse(event, "", "this")
+        elif event == "object.__setattr__":
+            if name == "__code__" and student_on_stack(caller):
+                refuse(event, name, "replacing a function's code")
+        elif event in ("marshal.loads", "marshal.load"):
+            if not trusted_file(caller.f_code.co_filename):
+                refuse(event, "", "loading serialized code (marshal)")
+        elif event == "pickle.find_class":
+            module = args[0] if len_(args) == 2 and type_(args[0]) is str_ else ""
+            if name is not None and module.split(".")[0] in code_modules and not (module == "builtins" and name in safe_builtins):
+                if student_on_stack(caller):
+                    refuse(event, f"{module}.{name}", "unpickling that runs code")
+        elif event == "import":
+            module = args[0] if len_(args) >= 1 and type_(args[0]) is str_ else ""
+            if module in no_import and student_on_stack(caller):
+                refuse(event, module, "importing this module")
+        elif event == "compile":
+            if name is not None and trusted_file(name) and student_on_stack(caller):
+                refuse(event, name, "code compiled under a library's file name")
+        elif event == "exec":
+            code = args[0] if len_(args) >= 1 and type_(args[0]) is code_type else None
+            if code is not None and trusted_file(code.co_filename) and not trusted_file(caller.f_code.co_filename):
+                refuse(event, code.co_filename, "running a library's code object")
+
+    return handle
+
+
+def _hook(handle):
+    """The audit hook: a fast pass for the events the guard does not watch (reading a frame's
+    ``f_code`` is an event too); its own frame lookup (``sys._getframe(0)`` from ``handle``,
+    known by its code) is not an event to judge."""
+    import sys
+
+    type_, str_, len_ = type, str, len
+    frame_type = type(sys._getframe(0))
+    handle_code = handle.__code__
+    watched, frame_attrs = WATCHED, FRAME_ATTRS
+
+    def hook(event, args) -> None:
+        if type_(event) is not str_ or (event not in watched and not event.startswith("ctypes.")):
+            return
+        if event == "object.__getattr__" and not (len_(args) == 2 and type_(args[1]) is str_ and args[1] in frame_attrs):
+            return  # e.g. a frame's f_code, which the guard itself reads
+        if event == "sys._getframe" and len_(args) == 1 and type_(args[0]) is frame_type and args[0].f_code is handle_code:
+            return
+        handle(event, args)
+
+    return hook
+
+
+def plan_for(forbidden, reaches) -> dict:
+    """Forbidden dotted name -> every (namespace, operator, dispatch key) to refuse while it is up:
+    the operators whose names carry the routine's words (``reaches``; a fused twin is a forbidden name
+    of its own, added by the checks: ``autograder.checking.forbidden.with_fused_twins``)."""
+    import torch
+
+    keys = [k for k in torch._C.DispatchKey.__members__]
+    names = torch._C._dispatch_get_all_op_names()
+    plan = {}
+    for dotted in forbidden:
+        ops = [n for n in names if reaches(n, dotted)]
+        entries = []
+        for full in ops:
+            ns, _, op = full.partition("::")
+            for k in keys:
+                try:
+                    if torch._C._dispatch_has_kernel_for_dispatch_key(full, getattr(torch._C.DispatchKey, k)):
+                        entries.append((ns, op, k))
+                except Exception:  # noqa: BLE001
+                    pass
+        plan[dotted] = entries
+    return plan
