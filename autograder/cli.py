@@ -1,4 +1,4 @@
-"""Command line: ``python -m autograder {release,check,grade,feedback}``."""
+"""Command line: ``python -m autograder {release,check,grade,feedback,token,service}``."""
 from __future__ import annotations
 
 import argparse
@@ -158,6 +158,9 @@ def main(argv=None) -> int:
     p.set_defaults(func=cmd_check)
 
     add_commands(sub)  # grade, feedback
+    from .service.cli import add_commands as service_commands
+
+    service_commands(sub)  # token, service (the grading service)
 
     args = parser.parse_args(argv)
     return args.func(args)
