@@ -9,6 +9,7 @@
 #   make serve    serve the built book on localhost with a local Jupyter kernel for live code
 #   make bench-book  clean build vs bare notebook execution vs cached rebuild, in seconds
 #   make bench-grading  12 honest submissions: plain nbgrader vs ours at --jobs 1 and 2, in seconds
+#   make service  the grading service on http://127.0.0.1:8765/ (README, "The grading service")
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
@@ -20,7 +21,7 @@ CHROMEDRIVER := /usr/bin/chromedriver
 CJKFONT := /usr/share/fonts/truetype/wqy/wqy-microhei.ttc
 BOOK_FLAGS := --warningiserror --keep-going
 
-.PHONY: book test release workspace check course-edition clean gpu-check timings venv serve bench-book bench-grading vendor-thebe vendor-vega
+.PHONY: book test release workspace check course-edition clean gpu-check timings venv serve bench-book bench-grading vendor-thebe vendor-vega service
 
 venv: $(RUNTIME)
 
@@ -155,6 +156,13 @@ bench-book: $(RUNTIME)
 # execution, identical scores (a benchmark, not a test). BENCH_GRADING_ARGS="--scheduler local" adds Dask.
 bench-grading: $(RUNTIME) | sandbox
 	$(BIN)/python -m tools.bench_grading $(BENCH_GRADING_ARGS)
+
+# The grading service (autograder/service/): students submit over HTTP, the hidden checks grade
+# at once. SERVICE_ARGS="--jobs 2" or "--scheduler tcp://host:8786"; tokens: python -m autograder token.
+SERVICE_HOST ?= 127.0.0.1
+SERVICE_PORT ?= 8765
+service: $(RUNTIME) | sandbox
+	$(BIN)/python -m autograder service --host $(SERVICE_HOST) --port $(SERVICE_PORT) $(SERVICE_ARGS)
 
 # Refresh the vendored thebe bundle (book/_static/thebe/) from the npm registry.
 THEBE_VERSION := 0.9.3

@@ -1,5 +1,5 @@
-"""Command line: ``python -m autograder {release,check,grade,feedback,gradebook}``, and the term's
-gradebook commands (``extension``, ...: ``termcli.py``)."""
+"""Command line: ``python -m autograder {release,check,grade,feedback,gradebook,token,service}``, and
+the term's gradebook commands (``extension``, ...: ``termcli.py``)."""
 from __future__ import annotations
 
 import argparse
@@ -194,6 +194,9 @@ def main(argv=None) -> int:
 
     add_commands(sub)  # grade, feedback, gradebook
     termcli.add_commands(sub)  # extension, students, export
+    from .service.cli import add_commands as service_commands
+
+    service_commands(sub)  # token, service (the grading service)
 
     args = parser.parse_args(argv)
     return args.func(args)

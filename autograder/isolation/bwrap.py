@@ -51,7 +51,9 @@ def python_roots() -> list[str]:
             real = os.path.dirname(real)
         roots.append(p)
         roots.append(real)
-    roots += [p for p in sys.path if os.path.basename(p) in ("site-packages", "dist-packages")]
+    # an environment may extend another's through a .pth file in its site-packages (a venv
+    # layered on a shared one): that environment's site-packages is needed too
+    roots += [p for p in sys.path if p.endswith(("site-packages", "dist-packages")) and os.path.isdir(p)]
     out = []
     for r in roots:
         if r and os.path.isdir(r) and r not in out and not any(r == o or r.startswith(o + "/") for o in ("/usr",)):

@@ -1,0 +1,193 @@
+"""The HTTP API (FastAPI on uvicorn): submit a notebook, read its result, and the instructor's
+report. Every endpoint needs ``Authorization: Bearer TOKEN`` (``python -m autograder token``).
+
+    POST /api/assignments/{assignment}/submissions   multipart field ``notebook``: 202 {"id", "status": "queued"}
+    GET  /api/submissions                            the caller's own submissions
+    GET  /api/submissions/{id}                       one of them (another student's answers 404, as a missing one)
+    GET  /api/assignments                            the assignments, with the caller's hard deadline
+    GET  /api/assignments/{assignment}/report        instructor: the class's latest results (JSON, or ?format=csv)
+    GET  /api/assignments/{assignment}/chart.svg     instructor: failing students per property, as a bar chart
+    GET  /  and  /instructor/{assignment}            the student's and the instructor's pages (no CDN)
+"""
+from __future__ import annotations
+
+import datetime
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from fastapi import Depends, FastAPI, Request
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from starlette.datastructures import UploadFile
+from starlette.formparsers import MultiPartParser
+
+from ..pipeline.coursedir import assignments
+from . import classlist, pages, report, store
+from .uploads import Refused, hard_deadline, read_notebook
+from .uploads import store as store_upload
+
+
+@dataclass
+class Settings:
+    root: Path
+    engine: object
+    submitted: object  # f(student, assignment) -> the folder nbgrader reads
+    max_bytes: int = 5 * 1024 * 1024  # an upload larger than this is refused (413) while it is read
+    rate_limit: int = 10  # uploads per student ...
+    rate_window: float = 300.0  # ... in this many seconds (else 429)
+    late_window: datetime.timedelta = datetime.timedelta(days=10)
+    wake: object = None  # the worker's event: set when a submission is queued
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def create_app(settings: Settings) -> FastAPI:
+    app = FastAPI(title="Self-Attention course grading service", docs_url=None, redoc_url=None, openapi_url=None)
+    app.state.settings = settings
+
+    @app.exception_handler(Refused)
+    async def refused(request: Request, exc: Refused):
+        return JSONResponse({"detail": exc.message}, status_code=exc.status, headers=exc.headers)
+
+    def caller(request: Request) -> store.Caller:
+        header = request.headers.get("authorization", "")
+        scheme, _, token = header.partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            raise Refused(401, "no token: send 'Authorization: Bearer TOKEN' (your instructor gives you a token)",
+                          {"WWW-Authenticate": "Bearer"})
+        who = store.caller_of(settings.engine, token.strip())
+        if who is None:
+            raise Refused(401, "this token is not valid (mistyped, or revoked): ask your instructor for a new one",
+                          {"WWW-Authenticate": "Bearer"})
+        return who
+
+    def instructor(who: store.Caller = Depends(caller)) -> store.Caller:
+        if not who.instructor:
+            raise Refused(403, "this needs an instructor's token")
+        return who
+
+    def known(assignment: str) -> str:
+        if assignment not in assignments(settings.root):
+            raise Refused(404, f"no assignment {assignment!r} in this course (known: {', '.join(assignments(settings.root))})")
+        return assignment
+
+    @app.post("/api/assignments/{assignment}/submissions", status_code=202)
+    async def submit(assignment: str, request: Request, who: store.Caller = Depends(caller)):
+        known(assignment)
+        if who.instructor:
+            raise Refused(403, "instructors do not submit: use a student's token")
+        when = store.now()
+        _check_deadline(settings, assignment, who.name, when)
+        _check_rate(settings, who.name, when)
+        data, filename = await _read_upload(request, settings.max_bytes)
+        read_notebook(data, filename)
+        kept = store_upload(settings.root, settings.submitted(who.name, assignment), who.name, assignment, data, when)
+        sub_id, replaced = store.enqueue(settings.engine, who.name, assignment, str(kept.relative_to(settings.root)), when)
+        if settings.wake is not None:
+            settings.wake.set()
+        body = {"id": sub_id, "status": "queued"}
+        if replaced:
+            body["replaces"] = replaced
+            body["message"] = (f"your queued submission(s) {', '.join(map(str, replaced))} of {assignment} will not be graded: "
+                               f"this newer one replaces them")
+        return JSONResponse(body, status_code=202)
+
+    @app.get("/api/submissions")
+    def mine(who: store.Caller = Depends(caller)):
+        return [store.public(r) for r in store.submissions(settings.engine, student=who.name)]
+
+    @app.get("/api/submissions/{sub_id}")
+    def one(sub_id: int, who: store.Caller = Depends(caller)):
+        row = store.submission(settings.engine, sub_id)
+        if row is None or (row["student"] != who.name and not who.instructor):
+            raise Refused(404, f"no submission {sub_id} of yours")
+        return store.public(row)
+
+    @app.get("/api/assignments")
+    def listing(who: store.Caller = Depends(caller)):
+        out = []
+        for name in assignments(settings.root):
+            deadline = hard_deadline(settings.engine, name, who.name, settings.late_window)
+            out.append({"name": name, "deadline": deadline.isoformat(timespec="seconds") + "Z" if deadline else None})
+        return out
+
+    @app.get("/api/assignments/{assignment}/report")
+    def class_report(assignment: str, format: str = "json", who: store.Caller = Depends(instructor)):
+        data = report.build(settings.engine, known(assignment))
+        if format == "csv":
+            return Response(report.as_csv(data), media_type="text/csv",
+                            headers={"Content-Disposition": f'attachment; filename="{assignment}-report.csv"'})
+        return data
+
+    @app.get("/api/assignments/{assignment}/chart.svg")
+    def chart(assignment: str, who: store.Caller = Depends(instructor)):
+        return Response(report.bar_chart(report.build(settings.engine, known(assignment))), media_type="image/svg+xml")
+
+    @app.get("/", response_class=HTMLResponse)
+    def student_page():
+        return pages.STUDENT_PAGE
+
+    @app.get("/instructor/{assignment}", response_class=HTMLResponse)
+    def instructor_page(assignment: str):
+        return pages.instructor_page(known(assignment))
+
+    @app.get("/static/{name}")
+    def static(name: str):
+        if name not in pages.STATIC:
+            raise Refused(404, "no such file")
+        text, kind = pages.STATIC[name]
+        return Response(text, media_type=kind)
+
+    return app
+
+
+def _check_deadline(settings: Settings, assignment: str, student: str, when: datetime.datetime) -> None:
+    deadline = hard_deadline(settings.engine, assignment, student, settings.late_window)
+    if deadline is not None and when > deadline:
+        raise Refused(403, f"{assignment} closed at {deadline:%Y-%m-%d %H:%M} UTC (due date, your extension if any, and the "
+                           f"late window of {settings.late_window.days} day(s)); ask your instructor for an extension")
+
+
+def _check_rate(settings: Settings, student: str, when: datetime.datetime) -> None:
+    since = when - datetime.timedelta(seconds=settings.rate_window)
+    count, oldest = store.recent_count(settings.engine, student, since)
+    if count >= settings.rate_limit:
+        wait = max(1, math.ceil((oldest - since).total_seconds())) if oldest else int(settings.rate_window)
+        raise Refused(429, f"{count} uploads in the last {settings.rate_window:g} s (at most {settings.rate_limit}): "
+                           f"try again in {wait} s", {"Retry-After": str(wait)})
+
+
+async def _read_upload(request: Request, limit: int) -> tuple[bytes, str]:
+    """The multipart field ``notebook``, read as a stream: refused (413) as soon as the body passes
+    ``limit`` bytes, whatever Content-Length claims."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit + 64 * 1024:
+        raise Refused(413, f"the upload is {int(declared)} bytes; at most {limit} are accepted (a notebook with huge outputs? "
+                           f"clear them: Edit > Clear Outputs of All Cells, save, upload again)")
+    if not request.headers.get("content-type", "").startswith("multipart/form-data"):
+        raise Refused(422, "send the notebook as multipart/form-data, in the field 'notebook'")
+
+    async def counted():
+        seen = 0
+        async for chunk in request.stream():
+            seen += len(chunk)
+            if seen > limit + 64 * 1024:  # the notebook plus the multipart framing
+                raise _TooLarge()
+            yield chunk
+
+    try:
+        form = await MultiPartParser(request.headers, counted(), max_files=1, max_fields=4).parse()
+    except _TooLarge:
+        raise Refused(413, f"the upload passed {limit} bytes; at most {limit} are accepted (clear the outputs and upload again)") from None
+    except Exception as exc:  # noqa: BLE001 - starlette's MultiPartException and friends
+        raise Refused(422, f"the upload is not readable multipart form data: {exc}") from None
+    field = form.get("notebook")
+    if not isinstance(field, UploadFile):
+        raise Refused(422, "no file in the multipart field 'notebook' (curl: -F notebook=@my.ipynb)")
+    data = await field.read()
+    await form.close()
+    if len(data) > limit:
+        raise Refused(413, f"the notebook is {len(data)} bytes; at most {limit} are accepted")
+    return data, field.filename or "the upload"

@@ -1,0 +1,112 @@
+"""``python -m autograder token ...`` and ``python -m autograder service ...``."""
+from __future__ import annotations
+
+import socket
+import sys
+from pathlib import Path
+
+from ..pipeline.coursedir import COURSE_ROOT, course_directory
+
+
+def add_commands(sub) -> None:
+    p = sub.add_parser("token", help="issue, revoke or list the grading service's tokens (stored hashed in the gradebook's database)")
+    p.add_argument("--course-root", default=str(COURSE_ROOT))
+    tsub = p.add_subparsers(dest="action", required=True)
+    t = tsub.add_parser("issue", help="print a new token for a student of the gradebook (or --instructor NAME)")
+    t.add_argument("student", nargs="?")
+    t.add_argument("--instructor", metavar="NAME", help="an instructor's token (the report, every student's results)")
+    t.add_argument("--create", action="store_true", help="add the student to the gradebook when not there (else refused)")
+    t = tsub.add_parser("revoke", help="revoke every live token of a student (or --instructor NAME)")
+    t.add_argument("student", nargs="?")
+    t.add_argument("--instructor", metavar="NAME")
+    tsub.add_parser("list", help="list the tokens: who, role, when issued, revoked (never the tokens themselves)")
+    p.set_defaults(func=cmd_token)
+
+    p = sub.add_parser("service", help="the grading service: students submit over HTTP, hidden checks grade them at once")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8765)
+    p.add_argument("--jobs", type=int, default=1, help="submissions graded at once on this machine")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS", help="grade on this Dask scheduler (as grade --scheduler)")
+    p.add_argument("--course-root", default=str(COURSE_ROOT))
+    p.add_argument("--worker-name", default=None, help="this worker's name in the queue (default HOST:PORT); a restart "
+                                                       "under the same name queues again what it was grading")
+    p.add_argument("--max-upload", type=float, default=5.0, help="largest accepted notebook, MB (default 5)")
+    p.add_argument("--rate-limit", type=int, default=10, help="uploads per student per --rate-window (default 10)")
+    p.add_argument("--rate-window", type=float, default=300.0, help="seconds (default 300)")
+    p.add_argument("--late-days", type=float, default=None,
+                   help="days after the due date (and extension) uploads are still taken (default: the late policy's, until all points are gone)")
+    p.add_argument("--timeout", type=float, default=None, help="CPU seconds per cell (as grade --timeout)")
+    p.add_argument("--memory", default=None, help="memory cap per submission (as grade --memory)")
+    p.add_argument("--unsafe", action="store_true", help="grade WITHOUT a sandbox (only for trying the service out)")
+    p.set_defaults(func=cmd_service)
+
+
+def _engine(root: Path):
+    from .store import engine_for
+
+    coursedir = course_directory(root)
+    from nbgrader.api import Gradebook
+
+    Gradebook(coursedir.db_url, coursedir.course_id).close()  # nbgrader's tables exist (students, assignments)
+    return coursedir, engine_for(coursedir.db_url)
+
+
+def cmd_token(args) -> int:
+    from . import store
+    from .classlist import add_student, is_student
+
+    coursedir, engine = _engine(Path(args.course_root))
+    if args.action == "list":
+        for t in store.list_tokens(engine):
+            state = f"revoked {t['revoked']:%Y-%m-%d %H:%M}" if t["revoked"] else "live"
+            print(f"{t['id']:>4}  {t['role']:<10}  {t['name']:<24}  issued {t['created']:%Y-%m-%d %H:%M} UTC  {state}")
+        return 0
+    name, role = (args.instructor, "instructor") if args.instructor else (args.student, "student")
+    if not name or (args.instructor and args.student):
+        print(f"token {args.action}: name a student, or --instructor NAME (not both)", file=sys.stderr)
+        return 2
+    if args.action == "revoke":
+        n = store.revoke_tokens(engine, name, role)
+        print(f"{n} token(s) of {role} {name} revoked")
+        return 0 if n else 1
+    if role == "student" and not is_student(engine, name):
+        if not args.create:
+            print(f"token issue: {name!r} is not a student of the gradebook; add them (`nbgrader db student add {name}`) "
+                  f"or pass --create", file=sys.stderr)
+            return 1
+        add_student(coursedir.db_url, coursedir.course_id, name)
+    print(store.issue_token(engine, name, role))
+    return 0
+
+
+def cmd_service(args) -> int:
+    import datetime
+
+    import uvicorn
+
+    from ..isolation import SandboxUnavailable, limits_from_args, sandbox_problem
+    from .app import Settings, create_app
+    from .uploads import late_window_of
+    from .worker import Worker
+
+    if not args.unsafe and sandbox_problem():
+        print(f"service: {SandboxUnavailable(sandbox_problem())}; refusing to grade without a sandbox (--unsafe to do it anyway)", file=sys.stderr)
+        return 2
+    root = Path(args.course_root).resolve()
+    coursedir, engine = _engine(root)
+    name = args.worker_name or f"{socket.gethostname()}:{args.port}"
+    limits = limits_from_args(timeout=args.timeout, memory=args.memory)
+    worker = Worker(engine, root, name, jobs=args.jobs, scheduler=args.scheduler, limits=limits, unsafe=args.unsafe,
+                    log=lambda m: print(m, flush=True))
+    late = datetime.timedelta(days=args.late_days) if args.late_days is not None else late_window_of(coursedir.config)
+    settings = Settings(root=root, engine=engine, max_bytes=int(args.max_upload * 1024 * 1024), rate_limit=args.rate_limit,
+                        rate_window=args.rate_window, late_window=late, wake=worker.wake,
+                        submitted=lambda s, a: Path(coursedir.format_path(coursedir.submitted_directory, s, a)))
+    app = create_app(settings)
+    worker.start()
+    print(f"service: grading {root} as worker {name!r}, on http://{args.host}:{args.port}/", flush=True)
+    try:
+        uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    finally:
+        worker.stop()
+    return 0

@@ -1,0 +1,73 @@
+"""The instructor's picture of one assignment: every student's latest result, which graded
+properties (test cells) the class fails and who fails each, the students of the gradebook who
+have not submitted, and the grading still in progress. As JSON, CSV, and a bar chart drawn
+here as plain SVG (no browser library, no CDN)."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+from html import escape
+
+from . import classlist, store
+
+
+def build(engine, assignment: str) -> dict:
+    rows = store.submissions(engine, assignment=assignment)
+    latest: dict[str, dict] = {}
+    waiting = {"queued": 0, "running": 0}
+    for row in rows:
+        if row["status"] in waiting:
+            waiting[row["status"]] += 1
+        if row["status"] in ("graded", "failed"):
+            latest[row["student"]] = row  # rows come in id order: the last is the latest
+    failing: dict[str, list[str]] = {}
+    students = []
+    for student, row in sorted(latest.items()):
+        result = json.loads(row["result"] or "{}")
+        students.append({"student": student, "submission": row["id"], "status": row["status"], "score": result.get("score"),
+                         "max_score": result.get("max_score"), "problem": result.get("problem", ""),
+                         "failed": [q["name"] for q in result.get("questions", []) if q.get("failed")]})
+        for name in students[-1]["failed"]:
+            failing.setdefault(name, []).append(student)
+    properties = sorted(({"property": k, "failing": len(v), "students": v} for k, v in failing.items()),
+                        key=lambda p: (-p["failing"], p["property"]))
+    submitted = {r["student"] for r in rows}
+    return {"assignment": assignment, "students": students, "properties": properties,
+            "not_submitted": [s for s in classlist.students(engine) if s not in submitted], "in_progress": waiting}
+
+
+def as_csv(data: dict) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["student", "submission", "status", "score", "max_score", "failed properties", "problem"])
+    for s in data["students"]:
+        writer.writerow([s["student"], s["submission"], s["status"], s["score"], s["max_score"], " ".join(s["failed"]), s["problem"]])
+    for student in data["not_submitted"]:
+        writer.writerow([student, "", "not submitted", "", "", "", ""])
+    return out.getvalue()
+
+
+def bar_chart(data: dict, width: int = 640, bar: int = 22) -> str:
+    """Failing students per property, most failed first: one horizontal bar each, its students
+    in the bar's tooltip (``<title>``)."""
+    props = data["properties"]
+    label_w, top = 260, 30
+    height = top + bar * max(1, len(props)) + 20
+    most = max([p["failing"] for p in props] + [1])
+    scale = (width - label_w - 40) / most
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
+             f'aria-label="students failing each property of {escape(data["assignment"])}" font-family="sans-serif" font-size="12">',
+             f'<text x="4" y="18" font-weight="bold">Students failing each property ({len(data["students"])} graded)</text>']
+    if not props:
+        parts.append(f'<text x="4" y="{top + 14}">no property fails</text>')
+    for i, p in enumerate(props):
+        y = top + i * bar
+        w = max(1.0, p["failing"] * scale)
+        who = ", ".join(p["students"])
+        parts.append(f'<g><title>{escape(p["property"])}: {escape(who)}</title>'
+                     f'<text x="{label_w - 6}" y="{y + bar * 0.65:.1f}" text-anchor="end">{escape(p["property"])}</text>'
+                     f'<rect x="{label_w}" y="{y + 3}" width="{w:.1f}" height="{bar - 6}" fill="#c0392b"/>'
+                     f'<text x="{label_w + w + 4:.1f}" y="{y + bar * 0.65:.1f}">{p["failing"]}</text></g>')
+    parts.append("</svg>")
+    return "".join(parts)

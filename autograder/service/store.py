@@ -1,0 +1,206 @@
+"""The service's two tables, in the gradebook's own database (SQLite file or PostgreSQL):
+
+* ``autograder_tokens``: who may call the service. A token is shown once, when issued, and
+  stored only as its SHA-256 (``token_hash``); a presented token is hashed and compared with
+  ``hmac.compare_digest``. ``role`` is ``student`` or ``instructor``; ``revoked`` tokens stay
+  listed but no longer open anything.
+* ``autograder_submissions``: every accepted upload, and the durable grading queue. ``status``
+  goes ``queued`` -> ``running`` -> ``graded`` | ``failed``; a queued upload that a newer one of
+  the same student and assignment replaces becomes ``replaced`` (it is never graded; the newer
+  one is). A worker claims rows atomically (:func:`claim`): PostgreSQL locks the candidate rows
+  with ``FOR UPDATE SKIP LOCKED``; SQLite, which has one writer at a time, by a single
+  conditional ``UPDATE ... WHERE status = 'queued'`` whose row count says whether this worker won.
+  ``claimed_by`` names the worker; a restarted worker puts its own ``running`` rows back in the
+  queue (:func:`requeue_own`), so a service killed mid-batch loses nothing.
+"""
+from __future__ import annotations
+
+import datetime
+import hashlib
+import hmac
+import json
+import secrets
+from dataclasses import dataclass
+
+import sqlalchemy as sa
+
+META = sa.MetaData()
+TOKENS = sa.Table(
+    "autograder_tokens", META,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("token_hash", sa.String(64), nullable=False, unique=True),
+    sa.Column("name", sa.String(255), nullable=False),  # the student id, or the instructor's name
+    sa.Column("role", sa.String(16), nullable=False),
+    sa.Column("created", sa.DateTime, nullable=False),
+    sa.Column("revoked", sa.DateTime, nullable=True),
+)
+SUBMISSIONS = sa.Table(
+    "autograder_submissions", META,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("student", sa.String(255), nullable=False, index=True),
+    sa.Column("assignment", sa.String(255), nullable=False, index=True),
+    sa.Column("submitted_at", sa.DateTime, nullable=False),
+    sa.Column("status", sa.String(16), nullable=False, index=True),
+    sa.Column("stored", sa.Text, nullable=False),  # the numbered copy in the history folder
+    sa.Column("claimed_by", sa.String(255), nullable=True),
+    sa.Column("attempts", sa.Integer, nullable=False, default=0),  # times a worker started grading it
+    sa.Column("replaced_by", sa.Integer, nullable=True),
+    sa.Column("result", sa.Text, nullable=True),  # JSON: score, max_score, questions, problem
+    sa.Column("graded_at", sa.DateTime, nullable=True),
+)
+ROLES = ("student", "instructor")
+
+
+def now() -> datetime.datetime:
+    """UTC without a time zone, as nbgrader's gradebook stores times."""
+    return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def engine_for(db_url: str) -> sa.Engine:
+    """An engine on the gradebook's database, with the service's tables created when missing.
+    SQLite waits up to 30 s for the other writer (nbgrader's session, another worker)."""
+    args = {"connect_args": {"timeout": 30, "check_same_thread": False}} if db_url.startswith("sqlite") else {"pool_pre_ping": True}
+    engine = sa.create_engine(db_url, **args)
+    META.create_all(engine)
+    return engine
+
+
+# --------------------------------------------------------------------------- tokens
+@dataclass
+class Caller:
+    name: str
+    role: str
+
+    @property
+    def instructor(self) -> bool:
+        return self.role == "instructor"
+
+
+def issue_token(engine: sa.Engine, name: str, role: str) -> str:
+    """A new token for ``name`` (only its hash is stored); returns the token, to show once."""
+    if role not in ROLES:
+        raise ValueError(f"role must be one of {ROLES}, not {role!r}")
+    token = secrets.token_urlsafe(32)
+    with engine.begin() as conn:
+        conn.execute(TOKENS.insert().values(token_hash=hash_token(token), name=name, role=role, created=now()))
+    return token
+
+
+def revoke_tokens(engine: sa.Engine, name: str, role: str | None = None) -> int:
+    """Revoke every live token of ``name`` (of ``role``, when given); returns how many."""
+    cond = sa.and_(TOKENS.c.name == name, TOKENS.c.revoked.is_(None))
+    if role:
+        cond = sa.and_(cond, TOKENS.c.role == role)
+    with engine.begin() as conn:
+        return conn.execute(TOKENS.update().where(cond).values(revoked=now())).rowcount
+
+
+def list_tokens(engine: sa.Engine) -> list[dict]:
+    with engine.connect() as conn:
+        rows = conn.execute(sa.select(TOKENS.c.id, TOKENS.c.name, TOKENS.c.role, TOKENS.c.created, TOKENS.c.revoked).order_by(TOKENS.c.id))
+        return [dict(r._mapping) for r in rows]
+
+
+def caller_of(engine: sa.Engine, token: str) -> Caller | None:
+    """Who a presented token belongs to, or None (unknown or revoked)."""
+    wanted = hash_token(token)
+    with engine.connect() as conn:
+        row = conn.execute(sa.select(TOKENS).where(TOKENS.c.token_hash == wanted)).first()
+    if row is None or not hmac.compare_digest(row.token_hash, wanted) or row.revoked is not None:
+        return None
+    return Caller(row.name, row.role)
+
+
+# --------------------------------------------------------------------------- the queue
+def enqueue(engine: sa.Engine, student: str, assignment: str, stored: str, submitted_at: datetime.datetime) -> tuple[int, list[int]]:
+    """A new queued submission; the same student's queued ones of the assignment become
+    ``replaced`` (only the newest is graded). Returns (its id, the ids it replaced)."""
+    with engine.begin() as conn:
+        new_id = conn.execute(SUBMISSIONS.insert().values(student=student, assignment=assignment, submitted_at=submitted_at,
+                                                          status="queued", stored=stored, attempts=0)).inserted_primary_key[0]
+        older = sa.and_(SUBMISSIONS.c.student == student, SUBMISSIONS.c.assignment == assignment,
+                        SUBMISSIONS.c.status == "queued", SUBMISSIONS.c.id != new_id)
+        replaced = [r.id for r in conn.execute(sa.select(SUBMISSIONS.c.id).where(older))]
+        if replaced:
+            conn.execute(SUBMISSIONS.update().where(SUBMISSIONS.c.id.in_(replaced), SUBMISSIONS.c.status == "queued")
+                         .values(status="replaced", replaced_by=new_id))
+    return new_id, replaced
+
+
+def recent_count(engine: sa.Engine, student: str, since: datetime.datetime) -> tuple[int, datetime.datetime | None]:
+    """How many uploads ``student`` made since ``since``, and the oldest of them."""
+    with engine.connect() as conn:
+        row = conn.execute(sa.select(sa.func.count(), sa.func.min(SUBMISSIONS.c.submitted_at))
+                           .where(SUBMISSIONS.c.student == student, SUBMISSIONS.c.submitted_at >= since)).one()
+    return int(row[0]), row[1]
+
+
+def claim(engine: sa.Engine, worker: str, limit: int) -> list[dict]:
+    """Up to ``limit`` queued submissions of one assignment (the oldest's), one per student,
+    now ``running`` under ``worker``. No two workers ever get the same row."""
+    with engine.begin() as conn:
+        first = conn.execute(sa.select(SUBMISSIONS.c.assignment).where(SUBMISSIONS.c.status == "queued")
+                             .order_by(SUBMISSIONS.c.id).limit(1)).first()
+        if first is None:
+            return []
+        query = (sa.select(SUBMISSIONS.c.id, SUBMISSIONS.c.student).where(SUBMISSIONS.c.status == "queued",
+                 SUBMISSIONS.c.assignment == first.assignment).order_by(SUBMISSIONS.c.id).limit(limit * 4))
+        if engine.dialect.name == "postgresql":
+            query = query.with_for_update(skip_locked=True)
+        won, students = [], set()
+        for row in conn.execute(query).all():
+            if row.student in students or len(won) == limit:
+                continue
+            taken = conn.execute(SUBMISSIONS.update().where(SUBMISSIONS.c.id == row.id, SUBMISSIONS.c.status == "queued")
+                                 .values(status="running", claimed_by=worker, attempts=SUBMISSIONS.c.attempts + 1)).rowcount
+            if taken == 1:
+                won.append(row.id)
+                students.add(row.student)
+        rows = conn.execute(sa.select(SUBMISSIONS).where(SUBMISSIONS.c.id.in_(won)).order_by(SUBMISSIONS.c.id)).all() if won else []
+    return [dict(r._mapping) for r in rows]
+
+
+def requeue_own(engine: sa.Engine, worker: str) -> int:
+    """``running`` rows of ``worker`` (left by a run of it that stopped) back to ``queued``."""
+    with engine.begin() as conn:
+        return conn.execute(SUBMISSIONS.update().where(SUBMISSIONS.c.status == "running", SUBMISSIONS.c.claimed_by == worker)
+                            .values(status="queued", claimed_by=None)).rowcount
+
+
+def finish(engine: sa.Engine, sub_id: int, status: str, result: dict) -> None:
+    with engine.begin() as conn:
+        conn.execute(SUBMISSIONS.update().where(SUBMISSIONS.c.id == sub_id)
+                     .values(status=status, result=json.dumps(result), graded_at=now()))
+
+
+def submission(engine: sa.Engine, sub_id: int) -> dict | None:
+    with engine.connect() as conn:
+        row = conn.execute(sa.select(SUBMISSIONS).where(SUBMISSIONS.c.id == sub_id)).first()
+    return dict(row._mapping) if row else None
+
+
+def submissions(engine: sa.Engine, student: str | None = None, assignment: str | None = None) -> list[dict]:
+    query = sa.select(SUBMISSIONS).order_by(SUBMISSIONS.c.id)
+    if student is not None:
+        query = query.where(SUBMISSIONS.c.student == student)
+    if assignment is not None:
+        query = query.where(SUBMISSIONS.c.assignment == assignment)
+    with engine.connect() as conn:
+        return [dict(r._mapping) for r in conn.execute(query)]
+
+
+def public(row: dict) -> dict:
+    """A submission as the API shows it (the stored path stays inside)."""
+    result = json.loads(row["result"]) if row.get("result") else {}
+    out = {"id": row["id"], "student": row["student"], "assignment": row["assignment"],
+           "submitted_at": row["submitted_at"].isoformat(timespec="seconds") + "Z", "status": row["status"],
+           "score": result.get("score"), "max_score": result.get("max_score"), "questions": result.get("questions", [])}
+    if result.get("problem"):
+        out["problem"] = result["problem"]
+    if row.get("replaced_by"):
+        out["replaced_by"] = row["replaced_by"]
+    return out

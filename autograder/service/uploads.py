@@ -1,0 +1,101 @@
+"""An upload, from bytes on the wire to a file nbgrader reads: refused when it is no notebook or
+comes after the hard deadline, else written durably where nbgrader expects a submission.
+
+Stored (both written to a temporary file in the same folder, flushed with ``fsync``, then
+renamed over the old one, and the folder fsynced, before the service answers 202):
+
+* ``submitted/<student>/<assignment>/<assignment>.ipynb`` and ``timestamp.txt``: the latest
+  upload, which ``python -m autograder grade``, formgrader and ``nbgrader export`` read as they
+  read any collected submission;
+* ``service-history/<student>/<assignment>/0001.ipynb``, ``0002.ipynb``, ...: every upload, numbered.
+"""
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import nbformat
+
+HISTORY = "service-history"
+
+
+class Refused(Exception):
+    """An upload the service turns down: the HTTP status and a message for the student."""
+
+    def __init__(self, status: int, message: str, headers: dict | None = None):
+        super().__init__(message)
+        self.status, self.message, self.headers = status, message, headers or {}
+
+
+def read_notebook(data: bytes, filename: str) -> None:
+    """Refuse (422) what is not a Jupyter notebook: not UTF-8 JSON, or JSON that is no notebook."""
+    try:
+        content = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise Refused(422, f"{filename!r} is not a notebook: it is not valid JSON ({exc}). Upload the .ipynb file "
+                           f"Jupyter saved (File > Save, then File > Download).") from None
+    if not isinstance(content, dict) or "cells" not in content or "nbformat" not in content:
+        raise Refused(422, f"{filename!r} is JSON but not a Jupyter notebook (no 'cells' and 'nbformat'). "
+                           f"Upload the assignment's .ipynb file.")
+    try:
+        nbformat.reads(data.decode("utf-8"), as_version=4)
+    except Exception as exc:  # noqa: BLE001 - nbformat's many reader errors
+        raise Refused(422, f"{filename!r} is not a notebook nbformat can read: {exc}") from None
+
+
+def _durable_write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    dirfd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dirfd)
+    finally:
+        os.close(dirfd)
+
+
+def store(root: Path, submitted_dir: Path, student: str, assignment: str, data: bytes, when: datetime.datetime) -> Path:
+    """The upload into the history (numbered) and into submitted/ (the one that counts); returns
+    the history copy."""
+    history = Path(root) / HISTORY / student / assignment
+    history.mkdir(parents=True, exist_ok=True)
+    number = 1 + max([int(p.stem) for p in history.glob("[0-9]*.ipynb") if p.stem.isdigit()] + [0])
+    kept = history / f"{number:04d}.ipynb"
+    _durable_write(kept, data)
+    stamp = when.strftime("%Y-%m-%d %H:%M:%S.%f UTC").encode()
+    _durable_write(history / f"{number:04d}.timestamp.txt", stamp)
+    _durable_write(Path(submitted_dir) / f"{assignment}.ipynb", data)
+    _durable_write(Path(submitted_dir) / "timestamp.txt", stamp)
+    return kept
+
+
+def hard_deadline(engine, assignment: str, student: str, late_window: datetime.timedelta) -> datetime.datetime | None:
+    """The last moment ``student`` may submit: the gradebook's due date, plus the student's
+    extension (nbgrader keeps it on the student's submission), plus the late window; None when
+    the assignment has no due date (or is not in the gradebook yet)."""
+    from .classlist import due_and_extension
+
+    due, extension = due_and_extension(engine, assignment, student)
+    if due is None:
+        return None
+    return due + (extension or datetime.timedelta(0)) + late_window
+
+
+def late_window_of(config) -> datetime.timedelta:
+    """How long after the due date a submission still earns points under the course's late
+    policy (``DailyLatePenalty.fraction_per_day``: all points are gone after 1/fraction days)."""
+    fraction = float(config.DailyLatePenalty.fraction_per_day) if "DailyLatePenalty" in config and \
+        "fraction_per_day" in config.DailyLatePenalty else 0.1
+    days = int(round(1 / fraction)) if fraction > 0 else 0
+    return datetime.timedelta(days=days)

@@ -1,0 +1,125 @@
+"""The grading worker: a thread of the service process that takes submissions off the durable
+queue (the database, :mod:`autograder.service.store`) and grades them with the class grader's
+own :class:`~autograder.classgrade.GradingRun`: the same sandbox, budgets, gradebook and
+autograded/ as ``python -m autograder grade``.
+
+A claim is a batch: up to ``jobs`` queued submissions of one assignment, one per student,
+graded by one run with ``jobs`` sandboxed workers (or on the Dask cluster of ``--scheduler``).
+Each student's result is written to its row as soon as that student is done. A result is what
+``python -m autograder check`` prints for the notebook: per question the points and the failed
+property's message; a notebook that crashed, hung or ran out of memory is ``failed``, with why.
+"""
+from __future__ import annotations
+
+import threading
+import traceback
+from pathlib import Path
+
+from ..classgrade import GradingRun
+from ..isolation import Limits
+from ..pipeline.gradebook import read_scores
+from . import store
+
+POLL_SECONDS = 0.5
+
+
+class Worker:
+    def __init__(self, engine, root: Path, name: str, *, jobs: int = 1, scheduler: str | None = None,
+                 limits: Limits | None = None, unsafe: bool = False, log=print):
+        self.engine, self.root, self.name = engine, Path(root), name
+        self.jobs, self.scheduler, self.unsafe, self.log = max(1, jobs), scheduler, unsafe, log
+        self.limits = limits or Limits()
+        self.wake = threading.Event()
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._loop, name="grading-worker", daemon=True)
+        self.busy: dict[int, str] = {}  # submission id -> student, being graded now
+
+    def start(self) -> None:
+        again = store.requeue_own(self.engine, self.name)
+        if again:
+            self.log(f"service: {again} submission(s) this worker was grading when it stopped are queued again")
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.wake.set()
+        self.thread.join(timeout=30)
+
+    def _loop(self) -> None:
+        while not self.stopping.is_set():
+            try:
+                batch = store.claim(self.engine, self.name, self.jobs)
+            except Exception:  # noqa: BLE001 - the database is away for a moment: try again
+                self.log("service: claiming failed:\n" + traceback.format_exc(limit=3))
+                batch = []
+            if not batch:
+                self.wake.wait(POLL_SECONDS)
+                self.wake.clear()
+                continue
+            try:
+                self.grade(batch)
+            except Exception as exc:  # noqa: BLE001 - a grader bug fails this batch, not the service
+                self.log("service: grading failed:\n" + traceback.format_exc())
+                for row in batch:
+                    if row["id"] in self.busy:
+                        store.finish(self.engine, row["id"], "failed", {"problem": f"grader error: {exc}", "questions": []})
+            finally:
+                self.busy.clear()
+
+    def grade(self, batch: list[dict]) -> None:
+        """One claimed batch (one assignment, one submission per student) through a GradingRun."""
+        assignment = batch[0]["assignment"]
+        rows = {row["student"]: row for row in batch}
+        self.busy.update({row["id"]: row["student"] for row in batch})
+        with GradingRun(assignment, self.root, limits=self.limits, unsafe=self.unsafe, log=lambda m: None) as run:
+            admitted = set(run.admit(list(rows)))
+            for student in set(rows) - admitted:
+                self._finish(rows[student], "failed", {"problem": "not a student of the gradebook", "questions": []})
+            with run.executor(self.jobs, self.scheduler, len(admitted)) as executor:
+                for student in admitted:
+                    for job in run.open_submission(student):
+                        if job.runnable:
+                            executor.submit(job)
+                        else:
+                            self._record(run, rows, job, job.not_run())
+                for job, result in executor.results():
+                    self._record(run, rows, job, result)
+
+    def _record(self, run: GradingRun, rows: dict, job, result) -> None:
+        run.record(job, result)
+        if run.pending[job.student] == 0:
+            res = run.results[job.student]
+            read_scores(run.gb, run.name, job.student, res)
+            status, outcome = result_of(res, by_hand(run.gb, run.name, job.student))
+            self._finish(rows[job.student], status, outcome)
+
+    def _finish(self, row: dict, status: str, outcome: dict) -> None:
+        store.finish(self.engine, row["id"], status, outcome)
+        self.busy.pop(row["id"], None)
+        self.log(f"service: graded submission {row['id']} ({row['student']}, {row['assignment']}): {status}")
+
+
+def by_hand(gb, assignment: str, student: str) -> set[str]:
+    """The written answers of the student's submission still waiting for a human."""
+    submission = gb.find_submission(assignment, student)
+    return {g.name for nb in submission.notebooks for g in nb.grades
+            if g.cell_type != "code" and g.manual_score is None and g.needs_manual_grade}
+
+
+def result_of(res, pending: set[str] = frozenset()) -> tuple[str, dict]:
+    """(status, result) of one student's StudentResult: per question the points and the failed
+    properties (``points`` None: a written answer ``pending`` a human's grade, as ``check``'s
+    "graded by hand"); ``failed`` with the reason when the notebook did not run to its end."""
+    failed: dict[str, list[str]] = {}
+    for grade_id, reason in res.failures:
+        failed.setdefault(grade_id, []).append(reason)
+    questions = [{"name": gid, "points": None if gid in pending else pts, "max_points": mx, "failed": failed.pop(gid, [])}
+                 for gid, (pts, mx) in res.cells.items()]
+    outcome = {"score": res.score, "max_score": res.max_score, "questions": questions}
+    problems = [f"{where}: {why}" for where, reasons in failed.items() for why in reasons]  # notebook-wide (did not run)
+    if res.status != "ok":
+        outcome["problem"] = "; ".join([res.status] + problems + res.notes)
+        return "failed", outcome
+    if res.notes:
+        outcome["notes"] = res.notes
+    return "graded", outcome
