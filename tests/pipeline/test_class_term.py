@@ -1,6 +1,8 @@
 """A term's gradebook commands, in one throwaway copy of the course with a small class graded in
-the sandbox: alice on time, carol a day and an hour late, erin never submitted.
+the sandbox: alice on time, carol a day and an hour late, dave on time with a wrong answer, erin
+never submitted.
 
+* non-submitters are rows of ``grade``'s table and reports; ``reports/<id>-summary.md``;
 * ``python -m autograder extension``: applied at once to what ``nbgrader export`` and ``grade``'s
   table and reports show (no ``--force``); ``--until``; ``--hours 0`` removes it; refusals."""
 from __future__ import annotations
@@ -11,13 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.pipeline.test_instructor_workflow import A_DAY_AND_AN_HOUR_LATE, AUTO, DUE, ON_TIME, _rows, _submit
+from tests.pipeline.test_instructor_workflow import A_DAY_AND_AN_HOUR_LATE, AUTO, DUE, ON_TIME, POINTS, _submit
+from autograder.pipeline.summary import _cell, _reason_key
 from tests.support import ROOT
-from tests.support.cheats import ASSIGNMENT
+from tests.support.cheats import ASSIGNMENT, WRONG_ONE_HOT, _set_answer
 from tests.support.coursecopy import make_course_copy, nbgrader, run
 from tests.support.studentwork import perfect_submission
 
-STUDENTS = (("alice", "Alice", "Liddell"), ("carol", "Carol", "Lewis"), ("erin", "Erin", "Ellis"))
+STUDENTS = (("alice", "Alice", "Liddell"), ("carol", "Carol", "Lewis"), ("dave", "Dave", "Dodgson"), ("erin", "Erin", "Ellis"))
 
 
 def _grade(course: Path, *extra: str):
@@ -38,6 +41,11 @@ def _report(course: Path) -> dict[str, dict]:
     return {r["student"]: r for r in csv.DictReader((course / "reports" / f"{ASSIGNMENT}.csv").open(encoding="utf-8"))}
 
 
+def _rows(done) -> dict[str, str]:
+    names = {s for s, _, _ in STUDENTS}
+    return {line.split()[0]: line for line in done.stdout.splitlines() if line.split() and line.split()[0] in names}
+
+
 @pytest.fixture(scope="module")
 def course(tmp_path_factory):
     course = make_course_copy(ROOT, tmp_path_factory.mktemp("term") / "course", with_exercises=True)
@@ -48,10 +56,28 @@ def course(tmp_path_factory):
     perfect = perfect_submission(ASSIGNMENT, ROOT)
     _submit(course, "alice", perfect, timestamp=ON_TIME)
     _submit(course, "carol", perfect, timestamp=A_DAY_AND_AN_HOUR_LATE)
+    _submit(course, "dave", _set_answer(perfect, "one_hot", WRONG_ONE_HOT), timestamp=ON_TIME)
     done = _grade(course)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "LATE 1 d 1 h" in _rows(done)["carol"], done.stdout
     return course
+
+
+def test_non_submitters_and_the_class_summary(course):
+    done = _grade(course)
+    assert done.returncode == 0 and "1 student(s) of the gradebook did not submit" in done.stdout, done.stdout[-3000:] + done.stderr[-2000:]
+    assert f"0/{AUTO:g}" in _rows(done)["erin"] and "not submitted" in _rows(done)["erin"], done.stdout
+    report = _report(course)
+    assert set(report) == {"alice", "carol", "dave", "erin"} and (report["erin"]["status"], report["erin"]["total"]) == ("not submitted", "0")
+    summary = (course / "reports" / f"{ASSIGNMENT}-summary.md").read_text(encoding="utf-8")
+    assert "3 submitted, 1 did not submit (erin)." in summary, summary
+    submitted = [float(report[s]["total"]) for s in ("alice", "carol", "dave")]
+    assert f"mean {sum(submitted) / 3:.3g}," in summary, summary
+    lost = POINTS["test_one_hot_values"]
+    assert f"| test_one_hot_values | {lost:g} | 1 |" in summary, summary
+    why = report["dave"]["why_points_were_lost"]  # "grade id: reason; ..."
+    first = why.split("; ")[0].split(": ", 1)[1]
+    assert f"| {_cell(_reason_key(first))} | 1 |" in summary, (why, summary)
 
 
 def test_an_extension_is_seen_at_once_by_export_and_grade(course, tmp_path):
