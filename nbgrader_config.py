@@ -32,7 +32,7 @@ c.IgnorePattern.pattern = r"(?i)warning"
 # (`make book` or `pip install -e .`), so the kernels nbgrader starts find it.
 
 # Late submissions. The due date is the gradebook's (`nbgrader db assignment add ID
-# --duedate="2026-12-01 17:00 UTC"`); the submission time is timestamp.txt (written by
+# --duedate="2027-06-01 17:00 UTC"`); the submission time is timestamp.txt (written by
 # `nbgrader submit`/`collect`, or by hand). Each started day late costs 10 % of the
 # notebook's score, up to all of it (autograder/pipeline/late.py). nbgrader computes the
 # penalty when the notebook is autograded, from its automatic points: written answers

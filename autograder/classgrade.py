@@ -49,7 +49,7 @@ from pathlib import Path
 
 from .checking.registry import source_digest
 from .isolation import Limits, SandboxUnavailable, clean_leftovers, sandbox_problem, scratch_prefix
-from .pipeline.cells import is_test_cell, nbgrader_meta, split_test_cell
+from .pipeline.cells import graded_cells, is_test_cell, nbgrader_meta, split_test_cell
 from .pipeline.coursedir import COURSE_ROOT, course_directory, read, source_path
 from .pipeline.executors import Executor, make_executor
 from .pipeline.gradebook import read_scores, save, sync_gradebook
@@ -105,6 +105,7 @@ class GradingRun:
         self.prints: dict[str, str] = {}  # each student's fingerprint at this run
         self.pending: dict[str, int] = {}  # notebooks of each student still to record
         self.gb = None
+        self._whole_class = False  # admitted without --student: the report lists who did not submit
         self._scratch: tempfile.TemporaryDirectory | None = None
 
     # ---- open and close
@@ -150,6 +151,7 @@ class GradingRun:
         """The students whose submissions this run grades: folders of submitted/ that are students
         of the gradebook (or, with ``create``, become ones); the others are refused."""
         known = {student.id for student in self.gb.students}
+        self._whole_class = not only
         for s in students_of(self.name, self.coursedir):
             if only and s not in only:
                 continue
@@ -275,7 +277,20 @@ class GradingRun:
         for s, res in self.results.items():
             read_scores(self.gb, self.name, s, res)
         self.report_.students = list(self.results.values())
+        self.report_.absent = self._absent() if self._whole_class else []
         return self.report_
+
+    def _absent(self) -> list[StudentResult]:
+        """Students of the gradebook with no folder under submitted/ (nor refused): status
+        "not submitted", zero of the automatic points (an extension granted already shows)."""
+        points = sum(c.points for c in graded_cells(self.assignment.instructor) if c.auto)
+        absent = []
+        for student in sorted(s.id for s in self.gb.students if s.id not in self.results):
+            res = StudentResult(student, status="not submitted", max_score=points)
+            read_scores(self.gb, self.name, student, res)
+            res.status, res.max_score, res.manual_max, res.cells = "not submitted", points, 0.0, {}
+            absent.append(res)
+        return absent
 
     def _marker(self, student: str) -> Path:
         return Path(self.coursedir.format_path(self.coursedir.autograded_directory, student, self.name)) / MARKER

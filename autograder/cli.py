@@ -130,7 +130,8 @@ def cmd_grade(args) -> int:
     kept = sum(1 for s in report.students if s.kept)
     print()
     print(f"{args.assignment}: {len(report.students) - kept} submission(s) graded, {kept} unchanged and kept, "
-          f"{len(report.refused)} folder(s) refused, in {time.monotonic() - start:.0f} s")
+          f"{len(report.refused)} folder(s) refused, in {time.monotonic() - start:.0f} s"
+          + (f"; {len(report.absent)} student(s) of the gradebook did not submit" if report.absent else ""))
     print(report.table())
     written = report.write(Path(args.course_root) / "reports")
     print("report: " + ", ".join(str(p) for p in written))

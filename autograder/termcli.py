@@ -1,6 +1,7 @@
 """The term's gradebook commands for ``python -m autograder`` (parsers added by ``cli.main``):
 
     extension STUDENT ASSIGNMENT --hours N | --until WHEN   an extension, its late penalty at once
+    export ASSIGNMENT --lms canvas|moodle                  a gradebook-import CSV for the platform
 """
 from __future__ import annotations
 
@@ -23,6 +24,17 @@ def add_commands(sub) -> None:
     p.add_argument("--course-root", default=str(COURSE_ROOT), help="course root (default: this repository)")
     p.set_defaults(func=cmd_extension)
 
+    p = sub.add_parser("export", help="write ASSIGNMENT's final scores as a Canvas or Moodle gradebook-import CSV",
+                       description="One row per student of the gradebook: the score nbgrader export gives (points, hand "
+                                   "grades included, less the late penalty; 0 without a submission), in the columns the "
+                                   "platform's gradebook import reads.")
+    p.add_argument("assignment")
+    p.add_argument("--lms", required=True, choices=["canvas", "moodle"])
+    p.add_argument("--title", help="the grade column's name (Canvas: 'Name (its Canvas id)' updates that assignment; default: the assignment id)")
+    p.add_argument("--out", help="the CSV to write (default: reports/ASSIGNMENT-LMS.csv)")
+    p.add_argument("--course-root", default=str(COURSE_ROOT), help="course root (default: this repository)")
+    p.set_defaults(func=cmd_export)
+
 
 def cmd_extension(args) -> int:
     from .pipeline.extension import ExtensionError, grant_extension
@@ -33,4 +45,23 @@ def cmd_extension(args) -> int:
         print(f"extension: {exc}", file=sys.stderr)
         return 2
     print(granted.summary())
+    return 0
+
+
+def cmd_export(args) -> int:
+    from .pipeline.lms import export_for_lms
+
+    try:
+        done = export_for_lms(Path(args.course_root), args.assignment, args.lms, Path(args.out) if args.out else None, args.title)
+    except ValueError as exc:
+        print(f"export: {exc}", file=sys.stderr)
+        return 2
+    print(f"{done.path}: {done.rows} student(s), for {args.lms}'s gradebook import")
+    if done.not_submitted:
+        print(f"  no submission, exported as 0: {', '.join(done.not_submitted)}")
+    if done.to_grade:
+        print(f"  written answers still to grade in formgrader (not counted yet): {', '.join(done.to_grade)}")
+    if done.unmatched:
+        print(f"  no email or ID number, so Moodle cannot match them: {', '.join(done.unmatched)} "
+              "(add them: nbgrader db student import with email and lms_user_id columns)")
     return 0

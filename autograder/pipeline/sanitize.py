@@ -148,12 +148,13 @@ def restore_instructor_cells(student, instructor, release) -> tuple[nbformat.Not
             src = ref[gid]
             src_meta = _meta(src)
             if is_protected(src):
-                if cell.cell_type != src.cell_type or strip_hidden(cell.source) != strip_hidden(src.source):
+                edited = cell.cell_type != src.cell_type or strip_hidden(cell.source) != strip_hidden(src.source)
+                if edited and not as_released(cell):  # an earlier release's copy, unedited, is not the student's doing
                     notes.append(f"cell {gid} was edited; the instructor's version was restored")
                 new = _fresh(src)
             else:
                 new = _answer_cell(cell, src, released.get(gid), notes)
-            if meta and _claims_differ(meta, src_meta):
+            if meta and _claims_differ(meta, src_meta) and not as_released(cell):
                 notes.append(f"cell {gid}: nbgrader metadata was changed; the instructor's was restored")
             merged.append(new)
         elif gid in ref:
@@ -193,8 +194,27 @@ def restore_instructor_cells(student, instructor, release) -> tuple[nbformat.Not
 
 
 def _claims_differ(meta: dict, src_meta: dict) -> bool:
-    keys = ("grade", "solution", "locked", "points", "grade_id", "task")
+    """The cell claims another role than the instructor's. Points are not compared: they always
+    come from the instructor's notebook, and other points in a submission are what an earlier
+    release said (after the instructor changed them), not something the student gains from."""
+    keys = ("grade", "solution", "locked", "grade_id", "task")
     return any(meta.get(k) != src_meta.get(k) for k in keys if k in meta or k in src_meta)
+
+
+def as_released(cell) -> bool:
+    """The cell is exactly as some release of the assignment made it: its nbgrader checksum
+    (source, type, role, grade id and points, stored at release) still matches it, as
+    ``nbgrader validate`` checks. After the instructor changes a locked cell or the points and
+    releases again, the students' copies of the earlier release pass this."""
+    from nbgrader.utils import compute_checksum
+
+    checksum = _meta(cell).get("checksum")
+    if not isinstance(checksum, str):
+        return False
+    try:
+        return compute_checksum(cell) == checksum
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return False
 
 
 def _answer_cell(cell, src, stub, notes: list[str]):

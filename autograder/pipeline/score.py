@@ -10,6 +10,7 @@ from pathlib import Path
 
 from .cells import graded_cells, is_autograded, nbgrader_meta
 from .coursedir import COURSE_ROOT, read, source_path
+from .summary import class_summary
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -181,15 +182,21 @@ class ClassReport:
     warnings: list[str] = field(default_factory=list)
     grader_errors: list[str] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)  # folders under submitted/ that are no student of the gradebook
+    absent: list[StudentResult] = field(default_factory=list)  # students of the gradebook with no submission (status "not submitted")
+
+    @property
+    def everyone(self) -> list[StudentResult]:
+        """Who submitted, then who did not."""
+        return self.students + self.absent
 
     def table(self) -> str:
-        width = max([len(one_line(s.student)) for s in self.students] + [7])
-        scores = [s.score_text() for s in self.students]
+        width = max([len(one_line(s.student)) for s in self.everyone] + [7])
+        scores = [s.score_text() for s in self.everyone]
         swidth = max([len(t) for t in scores] + [12])
-        lates = [s.late_text() for s in self.students]
+        lates = [s.late_text() for s in self.everyone]
         lwidth = max([len(t) for t in lates] + [4])
         lines = [f"{'student':<{width}}  {'score':>{swidth}}  {'late':<{lwidth}}  {'status':<16}  why points were lost"]
-        for s, score, late in zip(self.students, scores, lates):
+        for s, score, late in zip(self.everyone, scores, lates):
             lines.append(f"{one_line(s.student):<{width}}  {score:>{swidth}}  {late:<{lwidth}}  {s.status:<16}  {s.why()}")
             for note in s.notes + ([f"unchanged since it was graded at {s.kept}: kept, not regraded (--force regrades)"] if s.kept else []):
                 lines.append(f"{'':<{width}}  {'':>{swidth}}  {'':<{lwidth}}  {'':<16}  note: {one_line(note)}")
@@ -219,10 +226,11 @@ class ClassReport:
             "submitted": s.timestamp, "due": s.duedate, "seconds_late": f"{s.seconds_late:g}", "late_penalty": f"{s.penalty:g}",
             "total": f"{s.total:g}", "why_points_were_lost": s.why() if s.failures else "",
             "notes": " | ".join(one_line(n) for n in s.notes + ([f"unchanged since {s.kept}, not regraded"] if s.kept else [])),
-        } for s in self.students]
+        } for s in self.everyone]
 
     def write(self, folder: Path) -> list[Path]:
-        """``folder``/<assignment>.csv (one row per student) and .md (the table, readable)."""
+        """``folder``/<assignment>.csv (one row per student, non-submitters included), .md (the table,
+        readable) and -summary.md (the class summary, ``summary.class_summary``)."""
         import csv
 
         folder.mkdir(parents=True, exist_ok=True)
@@ -234,7 +242,7 @@ class ClassReport:
                 writer.writerow({k: _csv_safe(v) for k, v in row.items()})
         md = [f"# {self.assignment}: grade report", "",
               "| student | score | late | status | why points were lost | notes |", "| --- | --- | --- | --- | --- | --- |"]
-        for s, row in zip(self.students, self.rows()):
+        for s, row in zip(self.everyone, self.rows()):
             md.append("| " + " | ".join(_md_cell(v) for v in (s.student, s.score_text(), s.late_text(), s.status, row["why_points_were_lost"], row["notes"])) + " |")
         md.append("")
         md.append("Score: automatic points, then written answers graded by hand (+a/b) and still to grade in formgrader (+N to grade).")
@@ -246,7 +254,9 @@ class ClassReport:
         for e in self.grader_errors:
             md += ["", f"GRADER ERROR: {_md_cell(e)}"]
         md_path.write_text("\n".join(md) + "\n", encoding="utf-8")
-        return [csv_path, md_path]
+        summary_path = folder / f"{self.assignment}-summary.md"
+        summary_path.write_text("\n".join(class_summary(self.assignment, self.students, self.absent)), encoding="utf-8")
+        return [csv_path, md_path, summary_path]
 
 
 def _csv_safe(value: str) -> str:
