@@ -11,7 +11,8 @@ is the second wall: on every ``/formgrader/`` page the browser runs
   formgrader's templates (with template values made of harmless characters) and it
   comes before the notebook (on a submission page, the student's cells come after
   ``id="notebook-container"``);
-* formgrader's own inline event handlers (``onclick="toggle_name(true);"``), by hash;
+* formgrader's own inline event handlers (``onclick="toggle_name(true);"``,
+  ``onClick="createAssignmentModal();"``), by hash;
 * MathJax 2 from the folder the page loads it from (nbconvert's default: cdnjs), with
   ``'unsafe-eval'`` for its configuration block (MathJax 2 evaluates it; formgrader's own
   script stops without MathJax). eval is no way in for a student: it runs no inline
@@ -42,7 +43,9 @@ HEADER = "Content-Security-Policy"
 # a template value inside a script: ids, names, paths, numbers (no quotes, angle brackets, backslashes)
 _VALUE = r"[A-Za-z0-9_./:@+~%, -]*"
 _INLINE_SCRIPT = re.compile(rb"<script\b([^>]*)>(.*?)</script\s*>", re.S | re.I)
-_HANDLER = re.compile(r"""\son[a-z]+="([^"{}]*)\"""")
+# inline event handlers as formgrader writes them, in any case (``onClick="createAssignmentModal();"``
+# on "Add new assignment...": HTML attribute names know no case)
+_HANDLER = re.compile(r"""\son[a-z]+="([^"{}]*)\"""", re.I)
 _STUDENT_PART = b'id="notebook-container"'
 _SRC = re.compile(rb"""\bsrc\s*=\s*["']?([^"'\s>]+)""", re.I)
 

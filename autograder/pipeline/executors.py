@@ -10,7 +10,8 @@ comes back exactly once.
                submission under its own memory and CPU budget for the grader's work on it
     threads    grader threads in this process (``AUTOGRADER_WORKERS=threads``)
     inline     one at a time, here (``AUTOGRADER_WORKERS=inline``)
-    dask       a Dask distributed cluster (``--scheduler ADDRESS``; ``local``: a LocalCluster)
+    dask       a Dask distributed cluster (``--scheduler ADDRESS``; ``local``: a LocalCluster),
+               each submission in a grader process on the worker, under the same budgets
 
 In every backend the student code runs in sandboxed kernels (``autograder.isolation``); a
 backend decides only where the grader's side of a submission (driving the kernel, decoding
@@ -25,63 +26,14 @@ import os
 import sys
 import tarfile
 import tempfile
-import time
 import traceback
 from pathlib import Path
 from typing import Iterator
 
-import nbformat
-
-from ..isolation import GiB, Limits, scratch_prefix, shutdown
-from .execute import NotebookRunner
+from ..isolation import Limits, scratch_prefix, shutdown
+from .grader_process import _worker_init, execute_bounded, execute_job, run_bounded
 from .outcome import Kind, RunResult
 from .submission import Job
-
-
-# --------------------------------------------------------------------------- one job, wherever it runs
-def execute_job(job: Job, limits: Limits, unsafe: bool, device: str) -> RunResult:
-    """Run one prepared notebook (plain data in, plain data out: safe between processes)."""
-    os.environ["COURSE_DEVICE"] = device
-    nb = nbformat.reads(job.merged, as_version=4)
-    start = time.monotonic()
-    result = NotebookRunner(limits, unsafe=unsafe, device=device).run(nb, Path(job.files) if job.files else None, job.modules, label=job.label)
-    result.seconds = time.monotonic() - start
-    return result
-
-
-class GraderBudgetExceeded(Exception):
-    """The grader's own work on one submission went over that submission's budget."""
-
-
-def _on_cpu_budget(signum, frame):
-    raise GraderBudgetExceeded()
-
-
-def execute_bounded(job: Job, limits: Limits, unsafe: bool, device: str) -> RunResult:
-    """``execute_job`` in a grader worker process, under this submission's own budgets for the
-    grader's work on it: memory (the worker's RLIMIT_DATA, set by ``_worker_init``) and CPU time
-    (a profiling timer). Going over either is this student's failure (kind ``LIMIT``), with the
-    reason; nobody else's notebook is in this process."""
-    import signal
-
-    cpu = limits.grader_cpu()
-    signal.signal(signal.SIGPROF, _on_cpu_budget)
-    signal.setitimer(signal.ITIMER_PROF, cpu)
-    memory = f"the grader's work on this submission went over its {limits.grader_memory / GiB:g} GiB of memory"
-    try:
-        return execute_job(job, limits, unsafe, device)
-    except GraderBudgetExceeded:
-        fault = f"the grader's work on this submission went over its {cpu:g} s of CPU time"
-    except MemoryError:
-        fault = memory
-    except RuntimeError as exc:  # torch's allocator says so in its own words
-        if "allocate" not in str(exc):
-            raise
-        fault = memory
-    finally:
-        signal.setitimer(signal.ITIMER_PROF, 0)
-    shutdown()  # whatever the interrupted run left (its kernel, the warm zygote) goes; the next job starts clean
-    return RunResult.not_run(Kind.LIMIT, fault)
 
 
 def _grader_error(job: Job, errors: list[str]) -> RunResult:
@@ -148,27 +100,6 @@ class ThreadExecutor(Executor):
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)
         super().close()
-
-
-def _worker_init(device: str, memory: int | None = None, zygote: tuple | None = None) -> None:
-    os.environ["COURSE_DEVICE"] = device
-    if zygote is not None:  # (socket, lock, threads): the warm zygote the grading process shares
-        from ..isolation import adopt_shared
-
-        sock, lock, threads = zygote
-        adopt_shared(sock, lock, threads, device)
-    if memory:
-        import resource
-
-        # a soft limit: this worker's own allocations fail with MemoryError past it, while the
-        # sandboxed kernels it starts lift it again (their memory limit is their cgroup's)
-        resource.setrlimit(resource.RLIMIT_DATA, (memory, resource.getrlimit(resource.RLIMIT_DATA)[1]))
-    try:
-        import torch
-
-        torch.set_num_threads(1)
-    except Exception:  # noqa: BLE001
-        pass
 
 
 def _ready() -> None:
@@ -264,8 +195,9 @@ def pack_files(folder: str | None) -> bytes:
 def execute_shipped(job: Job, files: bytes, limits: Limits, unsafe: bool, device: str) -> RunResult:
     """A grading task on a Dask worker (maybe another machine): the submission's private files
     arrive as a tar archive made by the grader, are unpacked into a fresh folder on the worker,
-    and the notebook runs in that worker's sandbox (warm zygote per worker process) exactly as
-    with --jobs; only plain data goes back."""
+    and the notebook runs in that worker's sandbox exactly as with --jobs, the grader's work on it
+    in a grader process of its own under this submission's budgets (``grader_process``: a Dask
+    worker's task thread can hold neither); only plain data goes back."""
     from dataclasses import replace
 
     with tempfile.TemporaryDirectory(prefix=scratch_prefix("task")) as tmp:
@@ -274,7 +206,7 @@ def execute_shipped(job: Job, files: bytes, limits: Limits, unsafe: bool, device
         os.chmod(tmp, 0o755)
         with tarfile.open(fileobj=io.BytesIO(files), mode="r") as tar:
             tar.extractall(folder, filter="data")
-        return execute_job(replace(job, files=str(folder)), limits, unsafe, device)
+        return run_bounded(replace(job, files=str(folder)), limits, unsafe, device)
 
 
 class DaskExecutor(Executor):

@@ -343,3 +343,30 @@ def test_formgrader_autograde_button_shows_the_refusal(course, server, browser):
     said = browser.find_element(By.ID, "error-modal").text
     assert f"python -m autograder grade {ASSIGNMENT} --student {STUDENT} --force" in said, said
     assert "Traceback (most recent call last)" not in said and "RuntimeError" not in said, said
+
+
+def test_formgrader_add_new_assignment_works_under_the_policy(course, server, browser):
+    """"Add new assignment..." (an inline onClick handler of formgrader's template) opens its
+    dialog under the course's policy, and the assignment it saves reaches the gradebook."""
+    from nbgrader.api import Gradebook
+    from selenium.webdriver.common.by import By
+
+    browser.get(f"{server['url']}formgrader?token={server['token']}")
+    assert wait_for(browser, "document.readyState === 'complete'", timeout=60)
+    browser.get_log("browser")
+    browser.get(f"{server['url']}formgrader/manage_assignments")
+    assert wait_for(browser, "document.querySelectorAll('#main-table tbody tr').length > 0", timeout=90)
+    browser.find_element(By.LINK_TEXT, "Add new assignment...").click()
+    opened = wait_for(browser, "$('#add-assignment-modal').is(':visible')", timeout=30)
+    assert opened, f"the button opened no dialog: {_csp_refusals(browser)}"
+    dialog = browser.find_element(By.ID, "add-assignment-modal")
+    dialog.find_element(By.CSS_SELECTOR, "input.name").send_keys("extra-practice")
+    dialog.find_element(By.CSS_SELECTOR, "button.save").click()
+    deadline = time.monotonic() + 60
+    names: list[str] = []
+    while "extra-practice" not in names and time.monotonic() < deadline:
+        with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+            names = [a.name for a in gb.assignments]
+        time.sleep(0.3)
+    assert "extra-practice" in names, f"the new assignment did not reach the gradebook: {names} {_csp_refusals(browser)}"
+    assert not _csp_refusals(browser), _csp_refusals(browser)

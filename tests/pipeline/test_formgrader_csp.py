@@ -31,6 +31,7 @@ def test_formgrader_templates_are_read():
     shapes, handlers = formgrader_scripts()
     assert len(shapes) >= 5, "formgrader's templates have inline scripts: the shapes were not found"
     assert _hash(b"toggle_name(true);") in handlers, "formgrader's eye icon handler is allowed by its hash"
+    assert _hash(b"createAssignmentModal();") in handlers, "\"Add new assignment...\" (onClick, capital C) is allowed by its hash"
 
 
 def test_own_scripts_allowed_student_scripts_not():
