@@ -222,8 +222,10 @@ def mhsa_gradients(ctx):
     for masked in (False, True):
         module = _module(ctx, d_model, heads)
         x = ctx.randn(B, N, d_model, scale=2.0)
-        kwargs = {"mask": torch.ones(N, N, dtype=torch.bool, device=ctx.device).tril()} if masked else {}
-        inputs = f"MultiHeadSelfAttention({d_model}, {heads}), x {describe(x)}" + (", a causal mask (N, N)" if masked else "")
+        padding = torch.ones(B, 1, 1, N, dtype=torch.bool, device=ctx.device)
+        padding[1, ..., 3:] = False  # the tagger's key-padding form: sentence 1 has 3 words
+        kwargs = {"mask": padding} if masked else {}
+        inputs = f"MultiHeadSelfAttention({d_model}, {heads}), x {describe(x)}" + (", a padding mask (B, 1, 1, N)" if masked else "")
         with torch.enable_grad():
             out = ctx.method(module, "__call__", x.clone(), **kwargs)
             loss = ctx.method(ctx.method(out, "mul", ctx.randn(B, N, d_model)), "sum")
