@@ -5,8 +5,10 @@ The scan used to read only the top-level module of an import (``helpers/__init__
 ``helpers/impl.py`` behind it), and it counted importing one's own function named
 ``softmax`` as calling ``torch.softmax``. Each case is a submission's cells and files as the
 grader reads them (``StudentSource``; the modules keyed the way ``copy_student_files`` keys
-them), scanned for the forbidden routines of a softmax exercise. The last test grades the
-package case for real in the sandbox: the static scan's verdict, before any run-time record.
+them), scanned for the forbidden routines of a softmax exercise. The last two grade chapter 3
+for real (``check``, in the sandbox) with the softmax in the student's own package: the honest
+one keeps full marks (the old scan took it for torch.softmax: 0 on every softmax clause), the
+one that calls torch.softmax behind the package loses points.
 """
 from __future__ import annotations
 
@@ -56,3 +58,47 @@ def test_the_scan_follows_imports_and_knows_own_names(case):
     source = StudentSource(cells=cells, modules=importable_modules(cells, files))
     got = source.forbidden_use("f", SOFTMAX_FORBIDDEN)
     assert (got is not None) == (expected is not None), f"{case}: expected {expected or 'no forbidden routine'}, got {got}"
+
+
+# --------------------------------------------------------------------------- for real, in the sandbox
+SOFTMAX_ASSIGNMENT = "03-softmax"
+
+
+def _check_with_files(tmp_path, answer: str, files: dict[str, str]):
+    import nbformat
+
+    from autograder.isolation import sandbox_problem
+    from autograder.selfcheck import check_notebook
+    from tests.support import ROOT
+    from tests.support.cheats import _set_answer
+    from tests.support.studentwork import perfect_submission
+
+    assert sandbox_problem() is None, sandbox_problem()
+    folder = tmp_path / SOFTMAX_ASSIGNMENT
+    folder.mkdir()
+    for rel, text in files.items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_text(text)
+    nb = _set_answer(perfect_submission(SOFTMAX_ASSIGNMENT, ROOT), "softmax", answer)
+    nbformat.write(nb, str(folder / f"{SOFTMAX_ASSIGNMENT}.ipynb"))
+    return check_notebook(folder / f"{SOFTMAX_ASSIGNMENT}.ipynb", SOFTMAX_ASSIGNMENT)
+
+
+def _solution(grade_id: str) -> str:
+    from autograder.pipeline.cells import nbgrader_meta
+    from tests.support import ROOT
+    from tests.support.studentwork import perfect_submission
+
+    return next(c.source for c in perfect_submission(SOFTMAX_ASSIGNMENT, ROOT).cells if nbgrader_meta(c).get("grade_id") == grade_id)
+
+
+def test_an_own_softmax_from_a_helper_package_keeps_full_marks(tmp_path):
+    files = {"helpers/__init__.py": "from .impl import softmax\n", "helpers/impl.py": "import torch\n\n\n" + _solution("softmax")}
+    report = _check_with_files(tmp_path, "from helpers import softmax\n", files)
+    assert report.auto_score == report.auto_max, f"an honest softmax of the student's own, imported from their package, lost points:\n{report.table()}"
+
+
+def test_torch_softmax_behind_a_helper_package_loses_points(tmp_path):
+    impl = "import torch\n\n\ndef softmax(x, dim=-1):\n    return torch.softmax(x, dim)\n"
+    report = _check_with_files(tmp_path, "from helpers import softmax\n", {"helpers/__init__.py": "from .impl import softmax\n", "helpers/impl.py": impl})
+    assert report.auto_score < report.auto_max and "torch.softmax" in report.table(), report.table()
