@@ -23,11 +23,11 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from .isolation import Limits, SandboxUnavailable, sandbox_problem
-from .pipeline.coursedir import COURSE_ROOT, assignments, read, release_path, source_path
+from .pipeline.coursedir import COURSE_ROOT, assignments, course_directory, read, release_path, source_path
 from .pipeline.execute import NotebookRunner
 from .pipeline.sanitize import InvalidNotebook, load_submission, restore_instructor_cells
 from .pipeline.score import Report, score_executed
-from .pipeline.submission import copy_student_files
+from .pipeline.submission import copy_for_kernel
 
 NOT_SANDBOXED = "not sandboxed: the notebook ran as you, on your files (fine for your own code; graders use the sandbox)"
 PASS_THE_PATH = "from autograder.selfcheck import selfcheck; selfcheck('path/to/notebook.ipynb')"
@@ -114,7 +114,8 @@ def check_notebook(path: Path, assignment: str, limits: Limits | None = None, un
     with tempfile.TemporaryDirectory(prefix="selfcheck-") as tmp:
         os_tmp = Path(tmp)
         os_tmp.chmod(0o755)
-        modules, file_notes = copy_student_files(Path(path).parent, os_tmp, source.parent, [".ipynb_checkpoints", "__pycache__", "*.pyc"], limits.scratch // 2)
+        coursedir = course_directory(root) if (Path(root) / "nbgrader_config.py").is_file() else None
+        modules, file_notes = copy_for_kernel(Path(path).parent, os_tmp, source.parent, limits, coursedir)  # as `grade` copies it
         result = NotebookRunner(limits, unsafe=unsafe, device=device).run(merged, os_tmp, modules)
     report = score_executed(result.executed(), assignment)
     report.notes.extend(notes + file_notes + result.notes + ([result.problem] if result.problem else []))

@@ -36,7 +36,7 @@ def expect_tensor(
         if bool(bad_nan.any()):
             ctx.fail(prop, f"NaN at {_first_index(bad_nan)} where a number was expected", inputs)
         same_inf = torch.isinf(e) & (g == e)
-        close = (g - e).abs() <= atol + rtol * e.abs()
+        close = torch.isfinite(e) & ((g - e).abs() <= atol + rtol * e.abs())  # inf's tolerance is inf: only inf matches it
         ok = close | same_inf | (torch.isnan(g) & torch.isnan(e))
     else:
         ok = g == e
@@ -45,7 +45,8 @@ def expect_tensor(
         gv, ev = g[idx].item(), e[idx].item()
         gs, es = _distinct_digits(gv, ev)
         tol = f" (difference {abs(gv - ev):.3g}, tolerance {atol + rtol * abs(ev):.3g})" if g.is_floating_point() and gs != es and gv == gv and ev == ev and abs(gv) != float("inf") and abs(ev) != float("inf") else ""
-        ctx.fail(prop, f"value at {idx} is {gs}, expected {es}{tol}", inputs)
+        nonfinite = " (a non-finite expected value is matched only by the same value)" if ev != ev or abs(ev) == float("inf") else ""
+        ctx.fail(prop, f"value at {idx} is {gs}, expected {es}{tol}{nonfinite}", inputs)
 
 
 def _distinct_digits(a, b) -> tuple[str, str]:

@@ -200,7 +200,8 @@ class _Run:
         notebook_over = time.monotonic() >= self.notebook_deadline or (exc.alive and self.kernel.cpu_seconds() >= self.notebook_cpu_deadline)
         what = "notebook" if notebook_over else "cell"
         cpu = self.limits.notebook_cpu() if notebook_over else self.limits.cell_cpu()
-        msg = (f"the {what} used more than its {cpu:g} s of CPU time (or {self.limits.wall(cpu):g} s of wall-clock time)"
+        msg = (f"the {what} used more than its {cpu:g} s of CPU time, every process it started counted "
+               f"(or {self.limits.wall(cpu):g} s of wall-clock time)"
                + ("" if exc.alive else " and ignored the interrupt; the kernel was stopped"))
         if not exc.alive or notebook_over:
             self._stop(msg, Kind.TIMEOUT)

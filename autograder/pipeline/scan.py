@@ -144,45 +144,49 @@ class StudentSource:
         return out
 
     def forbidden_use(self, target: str, forbidden: tuple[str, ...]) -> str | None:
-        """The first forbidden name ``target`` uses, directly or through what it refers to."""
+        """The first forbidden name ``target`` uses, directly or through what it refers to: the
+        student code it depends on, and every module of the submission an import in that code
+        can load (a package's submodules included, ``helpers/impl.py`` behind ``helpers``),
+        each read whole. A name the student defined in their own module (their own
+        ``softmax``, imported from it) is theirs, not the library's."""
         if not forbidden:
             return None
-        hit = forbidden_in_source(self.definition(target), forbidden)  # what plain nbgrader sees
-        if hit:
-            return hit
+        own = self._own_modules(forbidden)
+        hit = forbidden_in_source(self.definition(target), forbidden)  # what plain nbgrader sees, unless
+        if hit and any(self._forbidden_node(n, forbidden, own) for b in self.bindings.get(target, [])[-1:] for n in ast.walk(b.node)):
+            return hit  # ... all it saw is the student's own module (``mysoftmax.softmax(x)``)
         parts = self.closure(target)
-        used_modules = set()
         for b in parts:
             for node in ast.walk(b.node):
-                hit = self._forbidden_node(node, forbidden)
+                hit = self._forbidden_node(node, forbidden, own)
                 if hit:
                     return hit
-                if isinstance(node, (ast.Import, ast.ImportFrom)):
-                    names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
-                    used_modules |= {n.split(".")[0] for n in names}
-        for mod in sorted(used_modules & set(self.modules)):
-            hit = forbidden_in_source(self.modules[mod], forbidden)
-            if hit:
-                return hit
-            tree = self._module_trees.get(mod)
-            if tree is None:
-                continue
-            for node in ast.walk(tree):
-                hit = self._forbidden_node(node, forbidden)
+        reached = importable_modules([ast.unparse(b.node) for b in parts], self.modules)
+        for mod in sorted(reached):
+            for node in ast.walk(self._module_trees.get(mod) or ast.Module(body=[], type_ignores=[])):
+                hit = self._forbidden_node(node, forbidden, own, package=mod if mod in own.packages else mod.rpartition(".")[0])
                 if hit:
                     return hit
         return None
 
-    def _forbidden_node(self, node: ast.AST, forbidden: tuple[str, ...]) -> str | None:
+    def _own_modules(self, forbidden: tuple[str, ...]) -> "_Own":
+        """The submission's modules by name, never one named like a forbidden routine's library."""
+        libraries = {d.split(".")[0] for d in forbidden}
+        names = {m for m in self.modules if m.split(".")[0] not in libraries}
+        return _Own(names, {m for m in names if any(o.startswith(m + ".") for o in names)})
+
+    def _forbidden_node(self, node: ast.AST, forbidden: tuple[str, ...], own: "_Own | None" = None, package: str = "") -> str | None:
         """Stricter than plain nbgrader's text search: any ``.name`` attribute (whatever it is
         reached through: ``F``, an alias, ``torch.ops.aten``, a list element), any import of
-        the name, ``getattr(x, "name")`` and ``x["name"]``."""
+        the name, ``getattr(x, "name")`` and ``x["name"]``; except a name imported from, or
+        read as an attribute of, the student's own module (whose source is read itself)."""
+        own = own or _Own(set(), set())
         for dotted in forbidden:
             attr = dotted.rpartition(".")[2]
             if isinstance(node, ast.Attribute) and node.attr == attr:
-                if not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
+                if not (isinstance(node.value, ast.Name) and (node.value.id in ("self", "cls") or own.has(self.aliases.get(node.value.id)))):
                     return dotted
-            if isinstance(node, ast.ImportFrom) and any(a.name == attr for a in node.names):
+            if isinstance(node, ast.ImportFrom) and any(a.name == attr for a in node.names) and not own.has(_import_base(node, package)):
                 return dotted
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" and len(node.args) >= 2:
                 if isinstance(node.args[1], ast.Constant) and node.args[1].value == attr:
@@ -192,6 +196,26 @@ class StudentSource:
             if isinstance(node, ast.Attribute) and node.attr in ("setprofile", "settrace"):
                 return f"{dotted} (the code switches off the call tracing used for grading)"
         return None
+
+
+@dataclass
+class _Own:
+    """The submission's own modules (``names``) and which of them are packages."""
+
+    names: set[str]
+    packages: set[str]
+
+    def has(self, module: str | None) -> bool:
+        return bool(module) and module in self.names
+
+
+def _import_base(node: ast.ImportFrom, package: str) -> str:
+    """The module a ``from ... import`` reads, relative imports resolved against ``package``."""
+    if not node.level:
+        return node.module or ""
+    parts = package.split(".") if package else []
+    parts = parts[: len(parts) - (node.level - 1)] if node.level > 1 else parts
+    return ".".join(parts + ([node.module] if node.module else []))
 
 
 # Names that honest answers to this course never need, and that a notebook uses

@@ -50,6 +50,25 @@ class Job:
         return RunResult.not_run(self.problem_kind or Kind.GRADER_ERROR, self.problem)
 
 
+def submission_ignore(coursedir=None) -> list[str]:
+    """The one list of names left out of a submission's copy, for self-check, class grading and
+    the service alike: the course's nbgrader ``CourseDirectory.ignore`` when there is a course,
+    else nbgrader's default (checkpoints, ``__pycache__``, ``*.pyc``, ``feedback``)."""
+    if coursedir is not None:
+        return list(coursedir.ignore)
+    from nbgrader.coursedir import CourseDirectory
+
+    return list(CourseDirectory.class_traits()["ignore"].default())
+
+
+def copy_for_kernel(src: Path, dest: Path, assignment_dir: Path, limits, coursedir=None) -> tuple[dict[str, str], list[str]]:
+    """The kernel's private copy of a submission folder, made the one way for self-check, class
+    grading and the service: the student's files (``submission_ignore`` left out, capped at half
+    the kernel's scratch space) with the instructor's files of ``assignment_dir`` over them.
+    Returns the submission's Python modules and notes (``copy_student_files``)."""
+    return copy_student_files(src, dest, assignment_dir, submission_ignore(coursedir), limits.scratch // 2)
+
+
 def copy_student_files(src: Path, dest: Path, source_dir: Path | None, ignore: list[str], limit: int) -> tuple[dict[str, str], list[str]]:
     """Regular files of the submission (no links, no devices), capped; then, when ``source_dir``
     is given, the instructor's non-notebook files over them, like nbgrader. Returns the
@@ -138,7 +157,7 @@ def prepare(assignment: str, student: str, notebook: str, root: Path, coursedir,
     merged = nbgrader_sanitize(merged, coursedir, assignment, student, notebook)
     files = scratch / student
     files.mkdir(parents=True)
-    modules, file_notes = copy_student_files(src_dir, files, source_path(assignment, root).parent, list(coursedir.ignore), limits.scratch // 2)
+    modules, file_notes = copy_for_kernel(src_dir, files, source_path(assignment, root).parent, limits, coursedir)
     return Job(student, notebook, nbformat.writes(merged), str(files), modules, notes=renamed + notes + file_notes, label=f"{root}:{student}")
 
 
