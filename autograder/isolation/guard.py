@@ -33,9 +33,10 @@ any module attribute or builtin); it never calls a method of an object the stude
 from __future__ import annotations
 
 
-def install(fd: int, plan: dict, trusted: list, workdir: str) -> None:
+def install(fd: int, plan: dict, trusted: list, workdir: str, processes: bool = True) -> None:
     """Arm the guard. ``fd``: the reply pipe; ``plan``: forbidden dotted name -> [(namespace, operator,
-    dispatch key)] to refuse while it is up; ``trusted``: folders whose code is the library's."""
+    dispatch key)] to refuse while it is up; ``trusted``: folders whose code is the library's;
+    ``processes``: refuse new processes and ctypes (off only to test the sandbox behind the guard)."""
     import os
     import sys
 
@@ -44,7 +45,7 @@ def install(fd: int, plan: dict, trusted: list, workdir: str) -> None:
     emit = _records(fd, key, state)
     trusted_file, student_on_stack = _context(trusted, workdir)
     set_up = _dispatcher(plan, emit, state)
-    handle = _policy(emit, state, set_up, trusted_file, student_on_stack, key)
+    handle = _policy(emit, state, set_up, trusted_file, student_on_stack, key, processes)
     sys.addaudithook(_hook(handle))
 
 
@@ -173,11 +174,10 @@ FRAME_EVENTS = frozenset({"sys._getframe", "sys._getframemodulename"})
 FRAME_ATTRS = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_back"})
 # standard modules whose functions hand their caller a frame (the library's other readers of frames keep them)
 FRAME_GIVERS = ("/inspect.py", "/traceback.py")
-ALWAYS = frozenset({
+PROCESSES = frozenset({"os.fork", "os.forkpty", "os.posix_spawn", "os.spawn", "os.exec", "os.system", "subprocess.Popen", "pty.spawn"})
+ALWAYS = PROCESSES | frozenset({
     "gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys._current_frames", "sys._current_exceptions",
-    "sys.settrace", "sys.setprofile", "sys.addaudithook", "code.__new__", "function.__new__",
-    "os.fork", "os.forkpty", "os.posix_spawn", "os.spawn", "os.exec", "os.system", "subprocess.Popen",
-    "pty.spawn", "_thread.start_new_thread",
+    "sys.settrace", "sys.setprofile", "sys.addaudithook", "code.__new__", "function.__new__", "_thread.start_new_thread",
 })
 WATCHED = FRAME_EVENTS | ALWAYS | frozenset({
     "object.__getattr__", "object.__setattr__", "marshal.loads", "marshal.load", "pickle.find_class",
@@ -195,14 +195,16 @@ SAFE_BUILTINS = frozenset({"set", "frozenset", "dict", "list", "tuple", "int", "
                            "str", "slice", "range", "bool", "object"})
 
 
-def _policy(emit, state, set_up, trusted_file, student_on_stack, key: bytes):
+def _policy(emit, state, set_up, trusted_file, student_on_stack, key: bytes, processes: bool):
     """``handle(event, args)``: the guard's state events, and what is refused with student code on the stack."""
     import sys
 
     getframe, type_, str_, tuple_, len_ = sys._getframe, type, str, tuple, len
     code_type = type(_policy.__code__)
     refuse = _refuse(emit, state)
-    frame_events, frame_attrs, frame_givers, always = FRAME_EVENTS, FRAME_ATTRS, FRAME_GIVERS, ALWAYS
+    frame_events, frame_attrs, frame_givers = FRAME_EVENTS, FRAME_ATTRS, FRAME_GIVERS
+    always = ALWAYS if processes else ALWAYS - PROCESSES
+    ctypes_prefix = "ctypes." if processes else "\0"
     code_modules, safe_builtins, no_import = CODE_MODULES, SAFE_BUILTINS, NO_IMPORT
 
     def handle(event: str, args) -> None:
@@ -225,7 +227,7 @@ def _policy(emit, state, set_up, trusted_file, student_on_stack, key: bytes):
                 asker = asker.f_back  # inspect.currentframe(), traceback.walk_stack(): asked for by their caller
             if asker is not None and not trusted_file(asker.f_code.co_filename):
                 refuse(event, name or "", "reading the interpreter's frames")
-        elif event.startswith("ctypes.") or event in always:
+        elif event.startswith(ctypes_prefix) or event in always:
             if student_on_stack(caller):
                 refuse(event, "", "this")
         elif event == "object.__setattr__":
