@@ -102,6 +102,12 @@ ATTACKS = {
         "import os\ndef f(x):\n    if os.fork() == 0:\n        os._exit(0)\n    return x.exp() / x.exp().sum()\n")),
     "ctypes_reads_memory": (SOFTMAX, "tampered", (
         "import ctypes\ndef f(x):\n    ctypes.string_at(id(x), 8)\n    return x.exp() / x.exp().sum()\n")),
+    "bytecode_written_and_imported": (SOFTMAX, "wrong", (  # no source for the scan to read: the import is refused
+        "import marshal, importlib.util, sys, os\n"
+        "_code = compile('import torch\\ndef f(x):\\n    return torch._softmax(x, -1, False)\\n', 'helper_c.py', 'exec')\n"
+        "with open('helper_c.pyc', 'wb') as fh:\n    fh.write(importlib.util.MAGIC_NUMBER + bytes(12) + marshal.dumps(_code))\n"
+        "sys.path.insert(0, os.getcwd())\ntry:\n    from helper_c import f\nexcept Exception:\n"
+        "    def f(x):\n        return x.exp() / x.exp().sum()\n")),
     "tracer_installed": (SOFTMAX, "tampered", (
         "import sys\ndef f(x):\n    sys.settrace(lambda *a: None)\n    return x.exp() / x.exp().sum()\n")),
 }
@@ -161,7 +167,7 @@ def test_an_attack_scores_no_more_than_its_baseline(own_kernel, name):
     target = chk.targets[0]
     assert _verdict(kernel, chk, HONEST[target]) == "pass"  # beside it, an honest answer keeps full marks
     assert _verdict(kernel, chk, BASELINE[target]).startswith("wrong")
-    assert _verdict(kernel, chk, code) == expected
+    assert _verdict(kernel, chk, code).startswith(expected)
 
 
 @pytest.mark.parametrize("name", list(HONEST_EXTRA))
@@ -191,3 +197,16 @@ def test_a_swapped_reply_pipe_stops_the_kernel():
         assert "exited" in str(info.value) or "crash" in str(info.value).lower(), info.value
     finally:
         k.stop()
+
+
+def test_a_compiled_module_written_at_run_time_is_not_imported(kernel):
+    """Bytecode the cell wrote (no source for the scan) is refused when importlib opens it, and the
+    refusal is recorded; the student's own .py modules still import (from their source)."""
+    code = ("import marshal, importlib.util, os, sys\n"
+            "with open('helper_d.pyc', 'wb') as fh:\n"
+            "    fh.write(importlib.util.MAGIC_NUMBER + bytes(12) + marshal.dumps(compile('X = 1', 'helper_d.py', 'exec')))\n"
+            "with open('helper_e.py', 'w') as fh:\n    fh.write('Y = 2\\n')\n"
+            "sys.path.insert(0, os.getcwd())\nimport helper_e\nassert helper_e.Y == 2\nimport helper_d\n")
+    reply = kernel.request({"op": "run", "code": code, "interactive": False}, 30)
+    assert reply["status"] == "error" and reply["error"]["ename"] == "PermissionError", reply.get("error")
+    assert any(r.startswith("open") and "helper_d.pyc" in r for r in reply["guard"]["refused"]), reply["guard"]
