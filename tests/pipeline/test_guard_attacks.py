@@ -43,15 +43,21 @@ BASELINE = {  # the same wrong answer every cheat falls back to: no trick, no fo
 ATTACKS = {
     "thread_softmax": (SOFTMAX, "forbidden", (
         "import threading\ndef f(x):\n    out = {}\n"
-        "    t = threading.Thread(target=lambda: out.setdefault('v', torch.softmax(x, -1)))\n"
+        "    t = threading.Thread(target=lambda: out.setdefault('v', torch.ops.aten._softmax.default(x, -1, False)))\n"
         "    t.start(); t.join()\n    return out.get('v', x.exp() / x.exp().sum())\n")),
     "thread_sdpa": (SDPA, "forbidden", (
         "import threading\nimport torch.nn.functional as F\ndef g(q):\n    out = {}\n"
-        "    t = threading.Thread(target=lambda: out.setdefault('v', F.scaled_dot_product_attention(q, q, q)))\n"
+        "    op = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default\n"
+        "    t = threading.Thread(target=lambda: out.setdefault('v', op(q[None], q[None], q[None])[0][0]))\n"
         "    t.start(); t.join()\n    return out.get('v', q)\n")),
     "native_multi_head_attention": (SDPA, "forbidden", (
         "def g(q):\n    E = q.shape[-1]; I = torch.eye(E)\n"
         "    return torch._native_multi_head_attention(q, q, q, E, 1, torch.cat([I, I, I]), torch.zeros(3 * E), I, torch.zeros(E))[0]\n")),
+    "native_attention_in_a_thread": (SDPA, "forbidden", (  # the fused kernel, off the recorder's thread
+        "import threading\ndef g(q):\n    out = {}\n    E = q.shape[-1]; I = torch.eye(E)\n"
+        "    run = lambda: out.setdefault('v', torch._native_multi_head_attention(q, q, q, E, 1, torch.cat([I, I, I]),"
+        " torch.zeros(3 * E), I, torch.zeros(E))[0])\n"
+        "    t = threading.Thread(target=run)\n    t.start(); t.join()\n    return out.get('v', q)\n")),
     "multihead_module_fast_path": (SOFTMAX, "forbidden", (
         "def f(x):\n    m = torch.nn.MultiheadAttention(5, 1, batch_first=True, bias=False).eval()\n"
         "    with torch.no_grad():\n        return m(x[None], x[None], x[None])[1][0]\n")),
