@@ -12,6 +12,9 @@ the names below.
                       and how the command line states them
     leftovers.py      scratch folders and control groups named by their maker's pid; removing a dead grader's
     recorder.py       which torch routines a call reaches, by any name (forbidden-routine checks)
+    guard.py          runs inside the sandbox: the audit hook, armed before student code, that refuses
+                      forbidden operators at torch's dispatcher and the ways into the machinery
+    guardlog.py       the grader's reading of the guard's authenticated records (what decides, not the reply)
     launch.py         what every sandboxed Python starts from: its code, environment and folders; output drains
     kernel.py         a cold kernel: bubblewrap + a fresh Python (``Kernel``)
     warmpool.py       warm kernels: a sandboxed zygote that forks one kernel per submission

@@ -25,7 +25,9 @@ What it does:
   collector's object lists, tracing and profiling hooks, new audit hooks, code objects built or
   swapped in (``code.__new__``, ``function.__new__``, setting ``__code__``), code compiled under a
   library's file name, ``ctypes``, new processes (fork, exec, spawn, ``subprocess``), ``marshal``
-  outside the import system, and unpickling that names code (``exec``, ``eval``, ``os.system``...).
+  outside the import system, unpickling that names code (``exec``, ``eval``, ``os.system``...), and
+  compiled modules or native extensions from outside the library (code the static scan never read;
+  importlib compiles the student's modules from their source instead of a cached ``.pyc``).
 
 Only C-level callables captured at install time run inside the hook (student code may rebind
 any module attribute or builtin); it never calls a method of an object the student made.
@@ -33,9 +35,10 @@ any module attribute or builtin); it never calls a method of an object the stude
 from __future__ import annotations
 
 
-def install(fd: int, plan: dict, trusted: list, workdir: str) -> None:
+def install(fd: int, plan: dict, trusted: list, workdir: str, processes: bool = True) -> None:
     """Arm the guard. ``fd``: the reply pipe; ``plan``: forbidden dotted name -> [(namespace, operator,
-    dispatch key)] to refuse while it is up; ``trusted``: folders whose code is the library's."""
+    dispatch key)] to refuse while it is up; ``trusted``: folders whose code is the library's;
+    ``processes``: refuse new processes and ctypes (off only to test the sandbox behind the guard)."""
     import os
     import sys
 
@@ -44,7 +47,7 @@ def install(fd: int, plan: dict, trusted: list, workdir: str) -> None:
     emit = _records(fd, key, state)
     trusted_file, student_on_stack = _context(trusted, workdir)
     set_up = _dispatcher(plan, emit, state)
-    handle = _policy(emit, state, set_up, trusted_file, student_on_stack, key)
+    handle = _policy(emit, state, set_up, trusted_file, student_on_stack, key, processes)
     sys.addaudithook(_hook(handle))
 
 
@@ -173,15 +176,14 @@ FRAME_EVENTS = frozenset({"sys._getframe", "sys._getframemodulename"})
 FRAME_ATTRS = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_back"})
 # standard modules whose functions hand their caller a frame (the library's other readers of frames keep them)
 FRAME_GIVERS = ("/inspect.py", "/traceback.py")
-ALWAYS = frozenset({
+PROCESSES = frozenset({"os.fork", "os.forkpty", "os.posix_spawn", "os.spawn", "os.exec", "os.system", "subprocess.Popen", "pty.spawn"})
+ALWAYS = PROCESSES | frozenset({
     "gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys._current_frames", "sys._current_exceptions",
-    "sys.settrace", "sys.setprofile", "sys.addaudithook", "code.__new__", "function.__new__",
-    "os.fork", "os.forkpty", "os.posix_spawn", "os.spawn", "os.exec", "os.system", "subprocess.Popen",
-    "pty.spawn", "_thread.start_new_thread",
+    "sys.settrace", "sys.setprofile", "sys.addaudithook", "code.__new__", "function.__new__", "_thread.start_new_thread",
 })
 WATCHED = FRAME_EVENTS | ALWAYS | frozenset({
     "object.__getattr__", "object.__setattr__", "marshal.loads", "marshal.load", "pickle.find_class",
-    "import", "compile", "exec", "autograder.guard",
+    "import", "compile", "exec", "open", "autograder.guard",
 })
 NO_IMPORT = frozenset({"_posixsubprocess", "_ctypes", "ctypes", "_testcapi", "_testinternalcapi", "_xxsubinterpreters"})
 # what an unpickled reference may not name: modules whose objects run code (builtins but for plain types)
@@ -195,14 +197,20 @@ SAFE_BUILTINS = frozenset({"set", "frozenset", "dict", "list", "tuple", "int", "
                            "str", "slice", "range", "bool", "object"})
 
 
-def _policy(emit, state, set_up, trusted_file, student_on_stack, key: bytes):
+def _policy(emit, state, set_up, trusted_file, student_on_stack, key: bytes, processes: bool):
     """``handle(event, args)``: the guard's state events, and what is refused with student code on the stack."""
     import sys
 
     getframe, type_, str_, tuple_, len_ = sys._getframe, type, str, tuple, len
     code_type = type(_policy.__code__)
     refuse = _refuse(emit, state)
-    frame_events, frame_attrs, frame_givers, always = FRAME_EVENTS, FRAME_ATTRS, FRAME_GIVERS, ALWAYS
+    permission_error = PermissionError
+
+    def name_of_file(args):
+        return args[0] if len_(args) >= 1 and type_(args[0]) is str_ else None
+    frame_events, frame_attrs, frame_givers = FRAME_EVENTS, FRAME_ATTRS, FRAME_GIVERS
+    always = ALWAYS if processes else ALWAYS - PROCESSES
+    ctypes_prefix = "ctypes." if processes else "\0"
     code_modules, safe_builtins, no_import = CODE_MODULES, SAFE_BUILTINS, NO_IMPORT
 
     def handle(event: str, args) -> None:
@@ -225,7 +233,7 @@ def _policy(emit, state, set_up, trusted_file, student_on_stack, key: bytes):
                 asker = asker.f_back  # inspect.currentframe(), traceback.walk_stack(): asked for by their caller
             if asker is not None and not trusted_file(asker.f_code.co_filename):
                 refuse(event, name or "", "reading the interpreter's frames")
-        elif event.startswith("ctypes.") or event in always:
+        elif event.startswith(ctypes_prefix) or event in always:
             if student_on_stack(caller):
                 refuse(event, "", "this")
         elif event == "object.__setattr__":
@@ -243,6 +251,13 @@ def _policy(emit, state, set_up, trusted_file, student_on_stack, key: bytes):
             module = args[0] if len_(args) >= 1 and type_(args[0]) is str_ else ""
             if module in no_import and student_on_stack(caller):
                 refuse(event, module, "importing this module")
+            if len_(args) >= 2 and type_(args[1]) is str_ and not trusted_file(args[1]):
+                refuse(event, args[1], "loading a native extension the grader never read")  # only extensions name a file
+        elif event == "open":  # a compiled module outside the library: code with no source the scan read
+            if not trusted_file(name_of_file(args)):
+                if "/__pycache__/" in args[0]:
+                    raise permission_error("the grader compiles your modules from their source")  # importlib reads the source
+                refuse(event, args[0], "importing compiled code the grader never read")
         elif event == "compile":
             if name is not None and trusted_file(name) and student_on_stack(caller):
                 refuse(event, name, "code compiled under a library's file name")
@@ -263,13 +278,16 @@ def _hook(handle):
     type_, str_, len_ = type, str, len
     frame_type = type(sys._getframe(0))
     handle_code = handle.__code__
-    watched, frame_attrs = WATCHED, FRAME_ATTRS
+    watched, frame_attrs, compiled = WATCHED, FRAME_ATTRS, (".pyc", ".pyo")
 
     def hook(event, args) -> None:
         if type_(event) is not str_ or (event not in watched and not event.startswith("ctypes.")):
             return
         if event == "object.__getattr__" and not (len_(args) == 2 and type_(args[1]) is str_ and args[1] in frame_attrs):
             return  # e.g. a frame's f_code, which the guard itself reads
+        if event == "open" and not (len_(args) >= 2 and type_(args[0]) is str_ and args[0].endswith(compiled)
+                                    and type_(args[1]) is str_ and "r" in args[1] and "+" not in args[1]):
+            return  # every file the kernel opens: only reading a compiled module is judged
         if event == "sys._getframe" and len_(args) == 1 and type_(args[0]) is frame_type and args[0].f_code is handle_code:
             return
         handle(event, args)

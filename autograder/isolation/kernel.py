@@ -152,6 +152,7 @@ class Kernel:
             "submission": submission if self.submission else "",
             "rlimits": self.limits.rlimits(cgroup=self.cgroup is not None),
             "forbidden": self.forbidden,
+            "guard_processes": not self.limits.student_processes,
             "max_text": self.limits.max_text,
             "max_outputs": self.limits.max_outputs, "max_output_values": self.limits.reply_values // 2,
             "label": self.label,

@@ -106,7 +106,8 @@ sys.path.pop(0)
 # the guard (guard.py): armed below, before the first request; it keeps nothing the runner can reach
 GUARDED = tuple(CONFIG.get("forbidden", []))
 _trusted = [os.path.dirname(os.__file__), os.path.dirname(os.path.abspath(__file__))]
-guard.install(REP_FD, guard.plan_for(GUARDED, recorder.reaches), _trusted + [p for p in sys.path if os.path.isabs(p)], CONFIG["workdir"])
+guard.install(REP_FD, guard.plan_for(GUARDED, recorder.reaches), _trusted + [p for p in sys.path if os.path.isabs(p)], CONFIG["workdir"],
+              processes=CONFIG.get("guard_processes", True))
 del guard, _trusted
 from IPython.core.displayhook import DisplayHook  # noqa: E402
 from IPython.core.displaypub import DisplayPublisher  # noqa: E402

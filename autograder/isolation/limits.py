@@ -15,6 +15,9 @@ class Limits:
 
     memory: int = 4 * GiB  # bytes, whole sandbox (cgroup) or per process (fallback)
     pids: int = 256  # processes + threads
+    # whether student code may start processes and use ctypes: never in grading (the kernel's guard
+    # refuses them, isolation/guard.py); the sandbox's own limits behind it are tested with it on
+    student_processes: bool = False
     # Time limits are CPU time of the kernel, so a busy machine (which stretches wall-clock time,
     # not the work a cell does) gives the same verdicts as an idle one, and they are multiplied by
     # the machine's measured slowness (machine_slowness(): 1 on the reference machine or faster),

@@ -159,6 +159,7 @@ class RemoteContext(Context):
             **fields,
         }
         reply = self.session.request(message)
+        self._guarded(reply, label)
         largest = reply.get("largest")
         self.largest_created = largest if type(largest) is int else None
         status = reply.get("status")
@@ -241,6 +242,17 @@ class RemoteContext(Context):
         return self.session.source.definition(name)
 
     # ---- replies
+    def _guarded(self, reply: dict, label: str) -> None:
+        """The grader's own reading of the kernel's guard (isolation/guardlog.py), before anything the
+        reply says: a record the guard did not write, the guard found down, or a refused way into the
+        machinery is tampering; a refused forbidden operator is a forbidden call."""
+        guard = reply.get("guard") or {}
+        found = guard.get("problems") or [f"the code tried {r}, which the grader refuses" for r in guard.get("refused") or []]
+        if found:
+            raise untrusted(f"{student_text(found[0])}, so the kernel's answers cannot be trusted", self.check.name)
+        if guard.get("hits"):
+            self.fail_forbidden(f"{label} called", student_text(guard["hits"][0]))
+
     def _answered(self, reply: dict, label: str) -> str | None:
         """The status of a reply to a call of the student's ``label``, once it is known to be an
         answer: the target exists, the kernel is trusted, and it does not raise the stub's
@@ -252,12 +264,6 @@ class RemoteContext(Context):
             raise AttributeError(f"{label}: {student_text(reply.get('ename'))}: {student_text(reply.get('evalue'))}")
         if reply.get("tampered"):
             raise untrusted(f"{student_text(reply.get('tampered'))}, so the kernel's answers cannot be trusted", self.check.name)
-        guard = reply.get("guard") or {}  # the grader's own reading of the kernel's guard (isolation/guardlog.py)
-        found = guard.get("problems") or [f"the code tried {r}, which the grader refuses" for r in guard.get("refused") or []]
-        if found:
-            raise untrusted(f"{student_text(found[0])}, so the kernel's answers cannot be trusted", self.check.name)
-        if guard.get("hits"):
-            self.fail_forbidden(f"{label} called", student_text(guard["hits"][0]))
         if status == "raised" and student_text(reply.get("ename")) == "NotImplementedError":
             raise not_answered(label, self.check.name)
         return status

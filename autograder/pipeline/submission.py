@@ -69,6 +69,17 @@ def copy_for_kernel(src: Path, dest: Path, assignment_dir: Path, limits, coursed
     return copy_student_files(src, dest, assignment_dir, submission_ignore(coursedir), limits.scratch // 2)
 
 
+MAX_SCANNED = 1 << 20  # bytes of one .py file the static scan reads
+NATIVE_OR_COMPILED = (".so", ".pyd", ".pyc", ".pyo", ".dylib")
+
+
+def unscanned_code(rel: Path, size: int) -> bool:
+    """Whether a submission file is code the kernel could import but the static scan cannot read
+    (compiled bytecode, a native extension, a .py too large to scan): it is left out, with a note,
+    never copied unread (a 1 MiB helper module once ran a payload the scan had skipped)."""
+    return rel.suffix in NATIVE_OR_COMPILED or ".so." in rel.name or (rel.suffix == ".py" and size >= MAX_SCANNED)
+
+
 def copy_student_files(src: Path, dest: Path, source_dir: Path | None, ignore: list[str], limit: int) -> tuple[dict[str, str], list[str]]:
     """Regular files of the submission (no links, no devices), capped; then, when ``source_dir``
     is given, the instructor's non-notebook files over them, like nbgrader. Returns the
@@ -76,7 +87,7 @@ def copy_student_files(src: Path, dest: Path, source_dir: Path | None, ignore: l
     import fnmatch
 
     notes, modules, total, count = [], {}, 0, 0
-    irregular, over = [], []  # left out: not regular files; past the caps
+    irregular, over, unread = [], [], []  # left out: not regular files; past the caps; code the scan cannot read
     for dirpath, dirnames, filenames in os.walk(src, followlinks=False):
         dirnames[:] = [d for d in dirnames if not any(fnmatch.fnmatch(d, pat) for pat in ignore) and not os.path.islink(os.path.join(dirpath, d))]
         for name in filenames:
@@ -88,6 +99,9 @@ def copy_student_files(src: Path, dest: Path, source_dir: Path | None, ignore: l
                 irregular.append(rel)
                 continue
             size = path.stat().st_size
+            if unscanned_code(rel, size):
+                unread.append(rel)
+                continue
             count += 1
             if count > MAX_FILES or total + size > limit:
                 over.append(rel)
@@ -95,10 +109,12 @@ def copy_student_files(src: Path, dest: Path, source_dir: Path | None, ignore: l
             total += size
             (dest / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, dest / rel)
-            if rel.suffix == ".py" and size < 1 << 20:
+            if rel.suffix == ".py":
                 modules[".".join(rel.with_suffix("").parts)] = (dest / rel).read_text(encoding="utf-8", errors="replace")
                 if rel.name == "__init__.py":
                     modules[".".join(rel.parent.parts)] = modules.pop(".".join(rel.with_suffix("").parts))
+    notes += _left_out(unread, f"code the kernel could import but the grader cannot read: compiled or native modules, "
+                               f"or Python files over {MAX_SCANNED >> 20} MiB; write your code as .py files")
     notes += _left_out(irregular, "not regular files (links, devices)") + _left_out(
         over, f"past the caps of {MAX_FILES} files or {limit // (1 << 20)} MiB next to the notebook")
     if source_dir is not None and source_dir.is_dir():

@@ -39,7 +39,8 @@ def kernel(tmp_path_factory, kernel_class):
     assert sandbox_problem() is None, f"the sandbox must work here (make test installs bubblewrap): {sandbox_problem()}"
     sub = tmp_path_factory.mktemp("submission")
     (sub / "data.txt").write_text("student data\n")
-    k = kernel_class(sub, Limits(cell_timeout=10, interrupt_grace=2, memory=1 * GiB, pids=64, scratch=64 * MiB, tmp=32 * MiB, max_file=48 * MiB))
+    k = kernel_class(sub, Limits(cell_timeout=10, interrupt_grace=2, memory=1 * GiB, pids=64, scratch=64 * MiB, tmp=32 * MiB, max_file=48 * MiB,
+                                 student_processes=True))  # the sandbox behind the guard: probes fork and exec
     k.start()
     yield k
     k.stop()
@@ -219,7 +220,7 @@ def test_memory_cap_default_and_enforced(kernel_class):
 
 def test_nothing_survives_the_kernel(kernel_class):
     marker = f"agsurvivor{uuid.uuid4().hex[:8]}"
-    with kernel_class(None, Limits()) as k:
+    with kernel_class(None, Limits(student_processes=True)) as k:  # processes the guard would refuse
         code = f'''
 import os, subprocess, time
 subprocess.Popen(["sh", "-c", "sleep 777 # {marker}"], start_new_session=True)
@@ -377,7 +378,7 @@ def test_fallback_limits_without_cgroups(monkeypatch):
     from autograder.isolation.cgroups import Cgroup
 
     monkeypatch.setattr(Cgroup, "create", classmethod(lambda cls, memory, pids: None))
-    with Kernel(None, Limits(memory=1 * GiB, pids=48, cell_timeout=30)) as k:
+    with Kernel(None, Limits(memory=1 * GiB, pids=48, cell_timeout=30, student_processes=True)) as k:
         assert k.cgroup is None
         reply = k.request({"op": "run", "code": "import torch\nb = [torch.ones(64 * 1024 * 1024) for _ in range(6)]  # 1.5 GiB"}, 30)
         assert reply["status"] == "error", "1.5 GiB fitted under a 1 GiB address-space cap"

@@ -15,7 +15,7 @@ import pytest
 from autograder.isolation import GiB, MiB, KernelError, Limits
 from autograder.isolation.warmpool import PRELOAD, WarmKernel, _Forked, get_zygote, shutdown, warm_available
 
-LIMITS = Limits(cell_timeout=20, interrupt_grace=2, memory=1 * GiB, pids=64, scratch=64 * MiB, tmp=32 * MiB)
+LIMITS = Limits(cell_timeout=20, interrupt_grace=2, memory=1 * GiB, pids=64, scratch=64 * MiB, tmp=32 * MiB, student_processes=True)  # probes start processes and use ctypes (the sandbox behind the guard)
 
 
 def probe(kernel, code: str, timeout: float = 20) -> dict:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from autograder.pipeline.submission import MAX_FILES, copy_student_files
+from autograder.pipeline.submission import MAX_FILES, MAX_SCANNED, copy_student_files
 
 
 def test_files_past_the_caps_are_summed_up_in_one_note(tmp_path):
@@ -35,3 +35,20 @@ def test_one_file_left_out_is_named(tmp_path):
     (src / "big.bin").write_bytes(b"x" * 4096)
     _, notes = copy_student_files(src, dest, tmp_path / "no-source", [], 1024)
     assert notes == [f"big.bin was left out (past the caps of {MAX_FILES} files or 0 MiB next to the notebook)"], notes
+
+
+def test_code_the_scan_cannot_read_is_refused_not_copied(tmp_path):
+    """A helper the kernel could import but the static scan cannot read (a .py past the scan's size,
+    bytecode, a native extension) is left out with a note: the notebook cannot import code the
+    grader never read (issue 25: a 1 MiB helper skipped by the scan ran a payload in the kernel)."""
+    src, dest = tmp_path / "work", tmp_path / "copy"
+    (src / "pkg").mkdir(parents=True)
+    dest.mkdir()
+    (src / "small.py").write_text("X = 1\n", encoding="utf-8")
+    (src / "big.py").write_text("import torch\n" + "# padding\n" * (MAX_SCANNED // 10 + 1), encoding="utf-8")
+    (src / "pkg" / "fast.cpython-311-x86_64-linux-gnu.so").write_bytes(b"\x7fELF")
+    (src / "helper.pyc").write_bytes(b"\x00" * 16)
+    modules, notes = copy_student_files(src, dest, tmp_path / "no-source", [], 1 << 30)
+    assert set(modules) == {"small"}
+    assert sorted(p.name for p in dest.rglob("*") if p.is_file()) == ["small.py"]
+    assert len(notes) == 1 and notes[0].startswith("3 files were left out") and "cannot read" in notes[0], notes

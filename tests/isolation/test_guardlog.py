@@ -1,0 +1,99 @@
+"""The grader's reading of the kernel's guard (autograder/isolation/guardlog.py), fed frames as the
+guard writes them: a key first, then numbered records authenticated with it. Whatever the record
+stream lacks or adds (a late key, a bad MAC, a replay, the guard down around a graded call) is a
+problem the grader reports as tampering; hits and refusals belong to the request they came in."""
+from __future__ import annotations
+
+import hashlib
+import hmac
+
+from autograder.isolation.guardlog import GuardLog, is_record
+
+KEY = bytes(range(32))
+CALL = {"op": "call", "forbidden": ["torch.softmax"]}
+
+
+def _frame(seq: int, kind: str, mac_key: bytes | None = KEY, **fields) -> bytes:
+    parts = [f'"seq":{seq}', f'"kind":"{kind}"']
+    for name, value in fields.items():
+        if isinstance(value, int):
+            parts.append(f'"{name}":{value}')
+        elif isinstance(value, list):
+            parts.append(f'"{name}":[' + ",".join(f'"{v}"' for v in value) + "]")
+        else:
+            parts.append(f'"{name}":"{value}"')
+    body = ("{" + ",".join(parts) + "}").encode()
+    mac = hmac.new(mac_key, body, hashlib.sha256).hexdigest() if mac_key is not None and kind != "key" else "0" * 64
+    return b'{"guard":' + body + b',"mac":"' + mac.encode() + b'"}'
+
+
+def _started() -> GuardLog:
+    log = GuardLog()
+    log.begin({"op": "hello"})
+    log.feed(_frame(1, "key", mac_key=None, key=KEY.hex()))
+    log.feed(_frame(2, "state", id=0, up=["torch.softmax"], kernels=3))
+    assert log.end() == {"problems": [], "hits": [], "refused": []}
+    return log
+
+
+def test_an_honest_call_has_nothing_to_report():
+    log = _started()
+    log.begin(dict(CALL, id=2))
+    log.feed(_frame(3, "state", id=2, up=["torch.softmax"], kernels=3))
+    log.feed(_frame(4, "hit", routine="torch.softmax", op="aten::_softmax"))
+    log.feed(_frame(5, "state", id=2, up=["torch.softmax"], kernels=3))
+    assert log.end() == {"problems": [], "hits": ["torch.softmax (reached as aten::_softmax)"], "refused": []}
+    assert is_record(_frame(3, "hit")) and not is_record(b'{"id":3}')
+
+
+def test_a_record_with_a_mac_from_another_key_is_forged():
+    log = _started()
+    log.begin(dict(CALL, id=2))
+    log.feed(_frame(3, "state", mac_key=b"\x01" * 32, id=2, up=[], kernels=0))
+    report = log.end()
+    assert report["problems"] == ["a guard record the guard did not write (forged)"], report
+    assert log.up == frozenset({"torch.softmax"}), "a forged record changes nothing"
+
+
+def test_a_replayed_or_skipped_record_is_out_of_order():
+    log = _started()
+    log.begin(dict(CALL, id=2))
+    log.feed(_frame(2, "state", id=0, up=["torch.softmax"], kernels=3))  # the same bytes again
+    assert log.end()["problems"] == ["guard records out of order or replayed"]
+
+
+def test_a_late_key_is_refused():
+    log = _started()
+    log.begin(dict(CALL, id=2))
+    log.feed(_frame(3, "key", mac_key=None, key=(b"\x02" * 32).hex()))
+    assert "late guard key" in log.end()["problems"][0]
+
+
+def test_the_guard_down_when_the_call_was_sent_or_lowered_during_it():
+    log = _started()
+    log.begin({"op": "run", "id": 2})
+    log.feed(_frame(3, "state", id=2, up=[], kernels=0))  # a cell: the runner lowers the guard ...
+    assert log.end()["problems"] == []  # (allowed for cells) ... and never raises it again
+    log.begin(dict(CALL, id=3))
+    assert log.end()["problems"] == ["the grader's guard on torch.softmax was down when the grader sent the call"]
+    log = _started()
+    log.begin(dict(CALL, id=2))
+    log.feed(_frame(3, "state", id=2, up=[], kernels=0))
+    assert log.end()["problems"] == ["the grader's guard on torch.softmax was down during the call"]
+
+
+def test_a_kernel_without_a_key_has_no_guard():
+    log = GuardLog()
+    log.begin({"op": "hello"})
+    log.end()
+    log.begin(dict(CALL, id=2))
+    assert log.end()["problems"] == ["the kernel's guard never started"]
+
+
+def test_refusals_belong_to_their_request():
+    log = _started()
+    log.begin(dict(CALL, id=2))
+    log.feed(_frame(3, "refused", event="sys._getframe", detail=""))
+    assert log.end()["refused"] == ["sys._getframe"]
+    log.begin(dict(CALL, id=3))
+    assert log.end()["refused"] == []

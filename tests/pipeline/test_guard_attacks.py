@@ -1,0 +1,218 @@
+"""Verdicts the student's code cannot reach (issue 25, item 1): attacks on the grader's record of
+what a graded call did, each run for real in one sandboxed kernel beside honest answers and the
+same wrong answer without the trick. An attack must never pass (score above its baseline); the
+honest answers keep full marks. What decides is the kernel's guard (isolation/guard.py), read by
+the grader (isolation/guardlog.py): forbidden operators are refused at torch's dispatcher in every
+thread; frames, the collector's object lists, serialized code, new processes and ctypes asked for
+by student code are refused and recorded; a record the guard did not write is tampering."""
+from __future__ import annotations
+
+import pytest
+import torch
+
+from autograder.checking import Check, CheckFailure, expect_tensor
+from autograder.checking.failures import StudentCodeError
+from autograder.isolation import Kernel, Limits, sandbox_problem
+from autograder.pipeline.decide import RemoteContext, Session
+from autograder.pipeline.scan import StudentSource
+
+
+def _softmax_check(ctx):
+    x = ctx.randn(3, 5)
+    expect_tensor(ctx, ctx.call("f", x), torch.softmax(x, -1), "softmax values", "x (3, 5)")
+
+
+def _sdpa_check(ctx):
+    q = ctx.randn(2, 4, 8)
+    want = torch.softmax(q @ q.transpose(-2, -1) / 8 ** 0.5, -1) @ q
+    expect_tensor(ctx, ctx.call("g", q), want, "attention values", "q (2, 4, 8)")
+
+
+SOFTMAX = Check("00.f.values", _softmax_check, ("f",), ("torch.softmax", "torch.nn.functional.softmax", "torch.Tensor.softmax"))
+SDPA = Check("00.g.values", _sdpa_check, ("g",), ("torch.nn.functional.scaled_dot_product_attention",))
+
+HONEST = {
+    "f": "def f(x):\n    e = (x - x.amax(-1, keepdim=True)).exp()\n    return e / e.sum(-1, keepdim=True)\n",
+    "g": "def g(q):\n    w = torch.softmax(q @ q.transpose(-2, -1) / q.shape[-1] ** 0.5, -1)\n    return w @ q\n",
+}
+BASELINE = {  # the same wrong answer every cheat falls back to: no trick, no forbidden routine
+    "f": "def f(x):\n    return x.exp() / x.exp().sum()\n",
+    "g": "def g(q):\n    return (q @ q.transpose(-2, -1)).exp() @ q\n",
+}
+# name: (check, expected verdict, code). Each cheat would compute the right values if its trick worked.
+ATTACKS = {
+    "thread_softmax": (SOFTMAX, "forbidden", (
+        "import threading\ndef f(x):\n    out = {}\n"
+        "    t = threading.Thread(target=lambda: out.setdefault('v', torch.ops.aten._softmax.default(x, -1, False)))\n"
+        "    t.start(); t.join()\n    return out.get('v', x.exp() / x.exp().sum())\n")),
+    "thread_sdpa": (SDPA, "forbidden", (
+        "import threading\nimport torch.nn.functional as F\ndef g(q):\n    out = {}\n"
+        "    op = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default\n"
+        "    t = threading.Thread(target=lambda: out.setdefault('v', op(q[None], q[None], q[None])[0][0]))\n"
+        "    t.start(); t.join()\n    return out.get('v', q)\n")),
+    "native_multi_head_attention": (SDPA, "forbidden", (
+        "def g(q):\n    E = q.shape[-1]; I = torch.eye(E)\n"
+        "    return torch._native_multi_head_attention(q, q, q, E, 1, torch.cat([I, I, I]), torch.zeros(3 * E), I, torch.zeros(E))[0]\n")),
+    "native_attention_in_a_thread": (SDPA, "forbidden", (  # the fused kernel, off the recorder's thread
+        "import threading\ndef g(q):\n    out = {}\n    E = q.shape[-1]; I = torch.eye(E)\n"
+        "    run = lambda: out.setdefault('v', torch._native_multi_head_attention(q, q, q, E, 1, torch.cat([I, I, I]),"
+        " torch.zeros(3 * E), I, torch.zeros(E))[0])\n"
+        "    t = threading.Thread(target=run)\n    t.start(); t.join()\n    return out.get('v', q)\n")),
+    "multihead_module_fast_path": (SOFTMAX, "forbidden", (
+        "def f(x):\n    m = torch.nn.MultiheadAttention(5, 1, batch_first=True, bias=False).eval()\n"
+        "    with torch.no_grad():\n        return m(x[None], x[None], x[None])[1][0]\n")),
+    "pickle_exec_payload": (SOFTMAX, "tampered", (
+        "import pickle\n_P = b'cbuiltins\\nexec\\n(Vimport builtins, torch; builtins._sm = lambda x: torch._softmax(x, -1, False)\\ntR.'\n"
+        "def f(x):\n    pickle.loads(_P)\n    import builtins\n    return builtins._sm(x)\n")),
+    "frame_walk_to_runner": (SOFTMAX, "tampered", (
+        "import sys\ndef f(x):\n    fr = sys._getframe(1)\n"
+        "    while fr is not None and 'TRIPWIRE' not in fr.f_globals:\n        fr = fr.f_back\n"
+        "    fr.f_globals['TRIPWIRE'].active = False\n    return torch._softmax(x, -1, False)\n")),
+    "inspect_stack": (SOFTMAX, "tampered", (
+        "import inspect\ndef f(x):\n    for info in inspect.stack():\n        info.frame.f_globals.pop('TRIPWIRE', None)\n"
+        "    return torch._softmax(x, -1, False)\n")),
+    "traceback_frames": (SOFTMAX, "tampered", (
+        "def f(x):\n    try:\n        raise ValueError\n    except ValueError as e:\n        fr = e.__traceback__.tb_frame.f_back\n"
+        "    fr.f_globals['TRIPWIRE'].active = False\n    return torch._softmax(x, -1, False)\n")),
+    "gc_finds_the_recorder": (SOFTMAX, "tampered", (
+        "import gc\ndef f(x):\n    for o in gc.get_objects():\n        if type(o).__name__ == 'Recorder':\n            o.seen.clear()\n"
+        "    return torch._softmax(x, -1, False)\n")),
+    "recorder_swapped_through_globals": (SOFTMAX, "forbidden", (
+        "g = type(get_ipython()).enable_gui.__globals__\n"
+        "class Null:\n    removed = ''\n    largest = 0\n    def __enter__(self): return self\n"
+        "    def __exit__(self, *a): return False\n    def hits(self, f): return []\n"
+        "g['recorder'].Recorder = Null\ng['TRIPWIRE'].hits = []\ntype(g['TRIPWIRE'])._record = lambda self, d: None\n"
+        "def f(x):\n    return torch._softmax(x, -1, False)\n")),
+    "reply_rewritten_through_globals": (SOFTMAX, "tampered", (  # the wrapper is student code around the runner's
+        "g = type(get_ipython()).enable_gui.__globals__\n"
+        "_call = g['OPS']['call']\ng['OPS']['call'] = lambda req: {**_call(req), 'forbidden': [], 'tampered': ''}\n"
+        "def f(x):\n    try:\n        return torch._softmax(x, -1, False)\n    except Exception:\n        return x.exp() / x.exp().sum()\n")),
+    "runner_patched_to_run_before_the_guard": (SOFTMAX, "forbidden", (
+        "g = type(get_ipython()).enable_gui.__globals__\n_decode = g['decode_value']\n_cache = {}\n"
+        "def _early(value):\n    out = _decode(value)\n    for a in out if isinstance(out, list) else []:\n"
+        "        if isinstance(a, torch.Tensor):\n            _cache['v'] = torch.softmax(a, -1)\n    return out\n"
+        "g['decode_value'] = _early\ndef f(x):\n    return _cache.get('v', x.exp() / x.exp().sum())\n")),
+    "guard_lowered_by_student": (SOFTMAX, "tampered", (
+        "import sys\ndef f(x):\n    sys.audit('autograder.guard', 0, ())\n    return torch.softmax(x, -1)\n")),
+    "forged_guard_record": (SOFTMAX, "tampered", (
+        "import json, os, sys\n_fd = json.loads(sys.argv[1])['fds'][1]\n"
+        "def f(x):\n    body = b'{\"seq\":999,\"kind\":\"state\",\"id\":0,\"up\":[],\"kernels\":0}'\n"
+        "    data = b'{\"guard\":' + body + b',\"mac\":\"' + b'0' * 64 + b'\"}'\n"
+        "    os.write(_fd, len(data).to_bytes(8, 'big') + data)\n"
+        "    e = (x - x.amax(-1, keepdim=True)).exp()\n    return e / e.sum(-1, keepdim=True)\n")),
+    "subprocess_computes_it": (SOFTMAX, "tampered", (
+        "import subprocess, sys\ndef f(x):\n"
+        "    out = subprocess.run([sys.executable, '-c', 'print(1)'], capture_output=True)\n"
+        "    return x.exp() / x.exp().sum()\n")),
+    "fork_computes_it": (SOFTMAX, "tampered", (
+        "import os\ndef f(x):\n    if os.fork() == 0:\n        os._exit(0)\n    return x.exp() / x.exp().sum()\n")),
+    "ctypes_reads_memory": (SOFTMAX, "tampered", (
+        "import ctypes\ndef f(x):\n    ctypes.string_at(id(x), 8)\n    return x.exp() / x.exp().sum()\n")),
+    "bytecode_written_and_imported": (SOFTMAX, "wrong", (  # no source for the scan to read: the import is refused
+        "import marshal, importlib.util, sys, os\n"
+        "_code = compile('import torch\\ndef f(x):\\n    return torch._softmax(x, -1, False)\\n', 'helper_c.py', 'exec')\n"
+        "with open('helper_c.pyc', 'wb') as fh:\n    fh.write(importlib.util.MAGIC_NUMBER + bytes(12) + marshal.dumps(_code))\n"
+        "sys.path.insert(0, os.getcwd())\ntry:\n    from helper_c import f\nexcept Exception:\n"
+        "    def f(x):\n        return x.exp() / x.exp().sum()\n")),
+    "tracer_installed": (SOFTMAX, "tampered", (
+        "import sys\ndef f(x):\n    sys.settrace(lambda *a: None)\n    return x.exp() / x.exp().sum()\n")),
+}
+HONEST_EXTRA = {  # honest answers that touch what the guard watches and must keep full marks
+    "warns": (SOFTMAX, "import warnings\ndef f(x):\n    warnings.warn('computing a softmax')\n"
+                       "    e = (x - x.amax(-1, keepdim=True)).exp()\n    return e / e.sum(-1, keepdim=True)\n"),
+    "imports_inside": (SOFTMAX, "def f(x):\n    import math, json, fractions\n    e = (x - x.amax(-1, keepdim=True)).exp()\n"
+                                "    return e / e.sum(-1, keepdim=True)\n"),
+    "uses_a_dataclass": (SOFTMAX, "from dataclasses import dataclass\n@dataclass\nclass Out:\n    v: object\n"
+                                  "def f(x):\n    e = (x - x.amax(-1, keepdim=True)).exp()\n    return Out(e / e.sum(-1, keepdim=True)).v\n"),
+}
+
+
+def _kernel():
+    assert sandbox_problem() is None, sandbox_problem()
+    k = Kernel(None, Limits(cell_timeout=30), forbidden=sorted(set(SOFTMAX.forbidden) | set(SDPA.forbidden)))
+    k.start()
+    return k
+
+
+@pytest.fixture(scope="module")
+def kernel():
+    k = _kernel()
+    yield k
+    k.stop()
+
+
+@pytest.fixture()
+def own_kernel():
+    """A kernel for one attack: what an attack leaves in its kernel (a patched runner) stays there."""
+    k = _kernel()
+    yield k
+    k.stop()
+
+
+def _verdict(kernel, chk, code) -> str:
+    reply = kernel.request({"op": "run", "code": "import torch\n" + code, "interactive": False}, 30)
+    assert reply["status"] == "ok", reply.get("error")
+    session = Session(kernel, StudentSource([], []))  # no source: only what the kernel does decides
+    session.deadline = float("inf")
+    ctx = RemoteContext(chk, session, seed=3)
+    ctx.device = torch.device("cpu")
+    try:
+        chk.func(ctx)
+    except StudentCodeError as exc:
+        return "wrong: " + str(exc)
+    except CheckFailure as exc:
+        text = str(exc)
+        return "forbidden" if "no forbidden call" in text else "tampered" if "not graded" in text else "wrong: " + text
+    return "pass"
+
+
+@pytest.mark.parametrize("name", list(ATTACKS))
+def test_an_attack_scores_no_more_than_its_baseline(own_kernel, name):
+    kernel = own_kernel
+    chk, expected, code = ATTACKS[name]
+    target = chk.targets[0]
+    assert _verdict(kernel, chk, HONEST[target]) == "pass"  # beside it, an honest answer keeps full marks
+    assert _verdict(kernel, chk, BASELINE[target]).startswith("wrong")
+    assert _verdict(kernel, chk, code).startswith(expected)
+
+
+@pytest.mark.parametrize("name", list(HONEST_EXTRA))
+def test_honest_answers_near_what_the_guard_watches_keep_full_marks(kernel, name):
+    chk, code = HONEST_EXTRA[name]
+    assert _verdict(kernel, chk, code) == "pass"
+
+
+def test_a_cell_may_use_a_routine_a_graded_call_may_not(kernel):
+    reply = kernel.request({"op": "run", "code": "import torch\nprint(torch.softmax(torch.zeros(2), 0).tolist())", "interactive": False}, 30)
+    assert reply["status"] == "ok", reply.get("error")
+    assert "[0.5, 0.5]" in "".join(o.get("text", "") for o in reply["outputs"])
+    assert reply["guard"] == {"problems": [], "hits": [], "refused": []}
+
+
+def test_a_swapped_reply_pipe_stops_the_kernel():
+    """The guard checks the pipe it writes to before every record: code that points the reply
+    descriptor elsewhere (to hide a record) makes the kernel exit instead of writing it."""
+    k = Kernel(None, Limits(cell_timeout=30), forbidden=list(SOFTMAX.forbidden))
+    k.start()
+    try:
+        code = ("import json, os, sys\n_fd = json.loads(sys.argv[1])['fds'][1]\n"
+                "def f(x):\n    keep = os.dup(_fd)\n    os.dup2(os.open('/dev/null', os.O_WRONLY), _fd)\n"
+                "    try:\n        return torch.softmax(x, -1)\n    finally:\n        os.dup2(keep, _fd)\n")
+        with pytest.raises(Exception) as info:
+            _verdict(k, SOFTMAX, code)
+        assert "exited" in str(info.value) or "crash" in str(info.value).lower(), info.value
+    finally:
+        k.stop()
+
+
+def test_a_compiled_module_written_at_run_time_is_not_imported(kernel):
+    """Bytecode the cell wrote (no source for the scan) is refused when importlib opens it, and the
+    refusal is recorded; the student's own .py modules still import (from their source)."""
+    code = ("import marshal, importlib.util, os, sys\n"
+            "with open('helper_d.pyc', 'wb') as fh:\n"
+            "    fh.write(importlib.util.MAGIC_NUMBER + bytes(12) + marshal.dumps(compile('X = 1', 'helper_d.py', 'exec')))\n"
+            "with open('helper_e.py', 'w') as fh:\n    fh.write('Y = 2\\n')\n"
+            "sys.path.insert(0, os.getcwd())\nimport helper_e\nassert helper_e.Y == 2\nimport helper_d\n")
+    reply = kernel.request({"op": "run", "code": code, "interactive": False}, 30)
+    assert reply["status"] == "error" and reply["error"]["ename"] == "PermissionError", reply.get("error")
+    assert any(r.startswith("open") and "helper_d.pyc" in r for r in reply["guard"]["refused"]), reply["guard"]
