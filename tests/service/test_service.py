@@ -231,6 +231,19 @@ def test_pages_are_served_without_a_cdn(cls):
     assert "http://" not in page and "https://" not in page and "/static/service.js" in page
 
 
+def test_submit_from_python_prints_checks_table(cls, tmp_path, capsys):
+    from autograder.submit import submit as submit_from_python
+
+    path = tmp_path / "my-work.ipynb"  # a name that is no assignment's: guessed from the cells, as check does
+    path.write_bytes(cls["buggy"])
+    result = submit_from_python(cls["service"].url, cls["tokens"]["gus"], path, wait=900)
+    printed = capsys.readouterr().out
+    assert result["status"] == "graded" and result["score"] == 13 and result["assignment"] == ASSIGNMENT
+    assert "test_one_hot_values" in printed and "row k has its 1 at column ids[k]" in printed and "13/16" in printed
+    with pytest.raises(RuntimeError, match="401"):
+        submit_from_python(cls["service"].url, "wrong", path, wait=0)
+
+
 # --------------------------------------------------------------------------- faults
 def _rows(course: Path) -> dict[int, dict]:
     engine = sa.create_engine(f"sqlite:///{course / 'gradebook.db'}")
