@@ -4,17 +4,13 @@ replaces a queued one, a restarted worker takes back only its own unfinished row
 stored hashed."""
 from __future__ import annotations
 
-import contextlib
-import shutil
-import tempfile
 import threading
-from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
 
 from autograder.service import store
-from tests.support.postgres import throwaway_postgres
+from tests.support.postgres import reachable_folder, throwaway_postgres
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -24,22 +20,10 @@ def engine(request, tmp_path):
         yield engine
         engine.dispose()
         return
-    with pg_folder() as folder, throwaway_postgres(folder) as server:
+    with reachable_folder() as folder, throwaway_postgres(folder) as server:
         engine = store.engine_for(server.url("gradebook"))
         yield engine
         engine.dispose()
-
-
-@contextlib.contextmanager
-def pg_folder():
-    """A folder the server's own user can reach (pytest's tmp_path lies under a folder only its
-    owner may enter, and as root the cluster belongs to the ``postgres`` user)."""
-    folder = Path(tempfile.mkdtemp(prefix="service-pg-"))
-    folder.chmod(0o755)
-    try:
-        yield folder / "pg"
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _fill(engine, students: int, per_student: int = 1, assignment: str = "01") -> list[int]:
