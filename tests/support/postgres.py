@@ -6,7 +6,9 @@ listening on loopback only, trusting local connections, gone when the test is do
         url = server.url("gradebook")      # postgresql://course@127.0.0.1:PORT/gradebook (created)
 
 PostgreSQL refuses to run as root: as root the cluster belongs to the ``postgres`` system user
-(the package creates it) and its commands run as that user."""
+(the package creates it) and its commands run as that user, who must be able to enter the
+folder: ``with reachable_folder() as folder, throwaway_postgres(folder)`` gives one (pytest's
+``tmp_path`` lies under a folder only its owner may enter)."""
 from __future__ import annotations
 
 import contextlib
