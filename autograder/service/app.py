@@ -22,7 +22,7 @@ from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartParser
 
 from ..pipeline.coursedir import assignments
-from . import classlist, pages, report, store
+from . import pages, report, store
 from .uploads import Refused, hard_deadline, read_notebook
 from .uploads import store as store_upload
 
@@ -51,31 +51,41 @@ def create_app(settings: Settings) -> FastAPI:
     async def refused(request: Request, exc: Refused):
         return JSONResponse({"detail": exc.message}, status_code=exc.status, headers=exc.headers)
 
-    def caller(request: Request) -> store.Caller:
-        header = request.headers.get("authorization", "")
-        scheme, _, token = header.partition(" ")
-        if scheme.lower() != "bearer" or not token.strip():
-            raise Refused(401, "no token: send 'Authorization: Bearer TOKEN' (your instructor gives you a token)",
-                          {"WWW-Authenticate": "Bearer"})
-        who = store.caller_of(settings.engine, token.strip())
-        if who is None:
-            raise Refused(401, "this token is not valid (mistyped, or revoked): ask your instructor for a new one",
-                          {"WWW-Authenticate": "Bearer"})
-        return who
+    _submission_routes(app, settings)
+    _class_routes(app, settings)
+    return app
 
-    def instructor(who: store.Caller = Depends(caller)) -> store.Caller:
-        if not who.instructor:
-            raise Refused(403, "this needs an instructor's token")
-        return who
 
-    def known(assignment: str) -> str:
-        if assignment not in assignments(settings.root):
-            raise Refused(404, f"no assignment {assignment!r} in this course (known: {', '.join(assignments(settings.root))})")
-        return assignment
+def caller(request: Request) -> store.Caller:
+    """Who sends this request (its Bearer token), or 401."""
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise Refused(401, "no token: send 'Authorization: Bearer TOKEN' (your instructor gives you a token)",
+                      {"WWW-Authenticate": "Bearer"})
+    who = store.caller_of(request.app.state.settings.engine, token.strip())
+    if who is None:
+        raise Refused(401, "this token is not valid (mistyped, or revoked): ask your instructor for a new one",
+                      {"WWW-Authenticate": "Bearer"})
+    return who
 
+
+def instructor(who: store.Caller = Depends(caller)) -> store.Caller:
+    if not who.instructor:
+        raise Refused(403, "this needs an instructor's token")
+    return who
+
+
+def known(settings: Settings, assignment: str) -> str:
+    if assignment not in assignments(settings.root):
+        raise Refused(404, f"no assignment {assignment!r} in this course (known: {', '.join(assignments(settings.root))})")
+    return assignment
+
+
+def _submission_routes(app: FastAPI, settings: Settings) -> None:
     @app.post("/api/assignments/{assignment}/submissions", status_code=202)
     async def submit(assignment: str, request: Request, who: store.Caller = Depends(caller)):
-        known(assignment)
+        known(settings, assignment)
         if who.instructor:
             raise Refused(403, "instructors do not submit: use a student's token")
         when = store.now()
@@ -113,25 +123,9 @@ def create_app(settings: Settings) -> FastAPI:
             out.append({"name": name, "deadline": deadline.isoformat(timespec="seconds") + "Z" if deadline else None})
         return out
 
-    @app.get("/api/assignments/{assignment}/report")
-    def class_report(assignment: str, format: str = "json", who: store.Caller = Depends(instructor)):
-        data = report.build(settings.engine, known(assignment))
-        if format == "csv":
-            return Response(report.as_csv(data), media_type="text/csv",
-                            headers={"Content-Disposition": f'attachment; filename="{assignment}-report.csv"'})
-        return data
-
-    @app.get("/api/assignments/{assignment}/chart.svg")
-    def chart(assignment: str, who: store.Caller = Depends(instructor)):
-        return Response(report.bar_chart(report.build(settings.engine, known(assignment))), media_type="image/svg+xml")
-
     @app.get("/", response_class=HTMLResponse)
     def student_page():
         return pages.STUDENT_PAGE
-
-    @app.get("/instructor/{assignment}", response_class=HTMLResponse)
-    def instructor_page(assignment: str):
-        return pages.instructor_page(known(assignment))
 
     @app.get("/static/{name}")
     def static(name: str):
@@ -140,7 +134,23 @@ def create_app(settings: Settings) -> FastAPI:
         text, kind = pages.STATIC[name]
         return Response(text, media_type=kind)
 
-    return app
+
+def _class_routes(app: FastAPI, settings: Settings) -> None:
+    @app.get("/api/assignments/{assignment}/report")
+    def class_report(assignment: str, format: str = "json", who: store.Caller = Depends(instructor)):
+        data = report.build(settings.engine, known(settings, assignment))
+        if format == "csv":
+            return Response(report.as_csv(data), media_type="text/csv",
+                            headers={"Content-Disposition": f'attachment; filename="{assignment}-report.csv"'})
+        return data
+
+    @app.get("/api/assignments/{assignment}/chart.svg")
+    def chart(assignment: str, who: store.Caller = Depends(instructor)):
+        return Response(report.bar_chart(report.build(settings.engine, known(settings, assignment))), media_type="image/svg+xml")
+
+    @app.get("/instructor/{assignment}", response_class=HTMLResponse)
+    def instructor_page(assignment: str):
+        return pages.instructor_page(known(settings, assignment))
 
 
 def _check_deadline(settings: Settings, assignment: str, student: str, when: datetime.datetime) -> None:

@@ -86,3 +86,15 @@ def throwaway_postgres(folder: Path):
         subprocess.run([*run_as, server_bin("pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"], capture_output=True, timeout=120)
         if own is not None:
             shutil.rmtree(own, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def reachable_folder():
+    """A folder the server's own user can reach (pytest's tmp_path lies under a folder only its
+    owner may enter, and as root the cluster belongs to the ``postgres`` user)."""
+    folder = Path(tempfile.mkdtemp(prefix="pg-"))
+    folder.chmod(0o755)
+    try:
+        yield folder / "pg"
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

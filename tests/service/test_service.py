@@ -1,0 +1,281 @@
+"""The grading service as students and an instructor meet it: a real ``python -m autograder
+service`` process on a small class (a copy of the course, chapter 1), driven over HTTP.
+Refusals (tokens, uploads, deadline, rate), an honest and a buggy submission graded with what
+``python -m autograder check`` prints, the files nbgrader reads, the instructor's report, and a
+service killed with SIGKILL mid-batch that, started again, loses nothing and grades nothing twice."""
+from __future__ import annotations
+
+import csv
+import datetime
+import io
+import json
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import nbformat
+import pytest
+import sqlalchemy as sa
+
+from tests.support import ROOT
+from tests.support.cheats import ASSIGNMENT, WRONG_ONE_HOT, _set_answer
+from tests.support.coursecopy import make_course_copy, nbgrader, run
+from tests.support.service import Service, free_port, submit, token, wait_done
+from tests.support.studentwork import perfect_submission
+
+CLOSED = "02-inner-products"  # given a due date long past in the fixture
+RATE = 3  # uploads per student per hour in this service
+
+
+def _nb(nb) -> bytes:
+    return nbformat.writes(nb).encode()
+
+
+@pytest.fixture(scope="module")
+def cls(tmp_path_factory):
+    course = make_course_copy(ROOT, tmp_path_factory.mktemp("service") / "course")
+    tokens = {s: token(course, s, "--create") for s in ("ada", "bob", "cat", "dan", "eve", "fay", "gus", "hal")}
+    tokens["prof"] = token(course, "--instructor", "prof")
+    nbgrader(["db", "assignment", "add", CLOSED, "--duedate", "2020-01-01 00:00:00 UTC"], course)
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", "self-attention") as gb:  # cat may still submit CLOSED
+        gb.update_or_create_submission(CLOSED, "cat", extension=datetime.timedelta(days=36500))
+    perfect = perfect_submission(ASSIGNMENT, ROOT)
+    service = Service(course, free_port(), "--jobs", "2", "--rate-limit", str(RATE), "--rate-window", "3600", "--max-upload", "1")
+    service.start()
+    yield {"course": course, "tokens": tokens, "service": service, "perfect": _nb(perfect),
+           "buggy": _nb(_set_answer(perfect, "one_hot", WRONG_ONE_HOT))}
+    service.stop()
+
+
+def _client(cls, who):
+    return cls["service"].client(cls["tokens"].get(who, who))
+
+
+# --------------------------------------------------------------------------- who may call
+@pytest.mark.parametrize("tok", [None, "not-a-token"])
+def test_no_or_wrong_token_is_401(cls, tok):
+    with cls["service"].client(tok) as c:
+        for r in (c.get("/api/submissions"), submit(c, ASSIGNMENT, cls["perfect"])):
+            assert r.status_code == 401, r.text
+            assert "token" in r.json()["detail"] and r.headers["www-authenticate"] == "Bearer"
+
+
+def test_revoked_token_is_401(cls):
+    course = cls["course"]
+    tok = token(course, "rev", "--create")
+    with cls["service"].client(tok) as c:
+        assert c.get("/api/submissions").status_code == 200
+        done = run([sys.executable, "-m", "autograder", "token", "--course-root", str(course), "revoke", "rev"], course)
+        assert done.returncode == 0 and "1 token(s)" in done.stdout, done.stdout + done.stderr
+        r = c.get("/api/submissions")
+        assert r.status_code == 401 and "revoked" in r.json()["detail"]
+    listed = run([sys.executable, "-m", "autograder", "token", "--course-root", str(course), "list"], course).stdout
+    assert "rev" in listed and "revoked" in listed and tok not in listed
+    assert tok.encode() not in (course / "gradebook.db").read_bytes()  # stored hashed only
+
+
+def test_token_for_an_unknown_student_is_refused_without_create(cls):
+    course = cls["course"]
+    done = run([sys.executable, "-m", "autograder", "token", "--course-root", str(course), "issue", "nobody"], course)
+    assert done.returncode == 1 and "not a student of the gradebook" in done.stderr and "--create" in done.stderr
+
+
+def test_instructor_endpoints_need_an_instructor(cls):
+    with _client(cls, "ada") as c:
+        r = c.get(f"/api/assignments/{ASSIGNMENT}/report")
+        assert r.status_code == 403 and "instructor" in r.json()["detail"]
+
+
+# --------------------------------------------------------------------------- bad uploads
+def test_bad_uploads_are_refused_with_their_reason(cls):
+    with _client(cls, "hal") as c:
+        r = submit(c, ASSIGNMENT, b"print('hello')\n", "answers.py")
+        assert r.status_code == 422 and "not valid JSON" in r.json()["detail"], r.text
+        r = submit(c, ASSIGNMENT, b'{"cells": [', "broken.ipynb")
+        assert r.status_code == 422 and "not valid JSON" in r.json()["detail"], r.text
+        r = submit(c, ASSIGNMENT, b'{"a": 1}', "other.ipynb")
+        assert r.status_code == 422 and "not a Jupyter notebook" in r.json()["detail"], r.text
+        r = submit(c, "99-no-such-chapter", cls["perfect"])
+        assert r.status_code == 404 and ASSIGNMENT in r.json()["detail"], r.text
+        r = c.post(f"/api/assignments/{ASSIGNMENT}/submissions", data={"other": "x"})
+        assert r.status_code == 422 and "'notebook'" in r.json()["detail"], r.text
+        assert c.get("/api/submissions").json() == []  # nothing of these was accepted
+
+
+def test_100_mb_is_refused_while_it_arrives(cls):
+    big = b"x" * (100 * 1024 * 1024)
+    with _client(cls, "hal") as c:
+        r = submit(c, ASSIGNMENT, big, "huge.ipynb")  # Content-Length says it
+        assert r.status_code == 413, r.text
+
+        def chunks():  # no Content-Length: counted while read
+            yield b"--b\r\nContent-Disposition: form-data; name=\"notebook\"; filename=\"huge.ipynb\"\r\n\r\n"
+            for _ in range(100):
+                yield b"x" * (1024 * 1024)
+            yield b"\r\n--b--\r\n"
+        try:
+            r = c.post(f"/api/assignments/{ASSIGNMENT}/submissions", content=chunks(),
+                       headers={"Content-Type": "multipart/form-data; boundary=b"})
+        except httpx.TransportError:  # the server may close the connection once it has answered
+            r = None
+        assert r is None or r.status_code == 413, r.text
+        assert c.get("/api/submissions").json() == []
+    assert not (cls["course"] / "submitted" / "hal").exists()
+
+
+def test_past_the_hard_deadline_is_403_unless_extended(cls):
+    with _client(cls, "dan") as c:
+        r = submit(c, CLOSED, cls["perfect"])
+        assert r.status_code == 403 and "closed" in r.json()["detail"] and "extension" in r.json()["detail"], r.text
+    with _client(cls, "cat") as c:  # a long extension: the deadline is not what refuses this one
+        r = submit(c, CLOSED, b"not json")
+        assert r.status_code == 422, r.text
+
+
+def test_over_the_rate_limit_is_429_with_retry_after(cls):
+    with _client(cls, "eve") as c:
+        codes = [submit(c, ASSIGNMENT, cls["buggy"]).status_code for _ in range(RATE)]
+        assert codes == [202] * RATE
+        r = submit(c, ASSIGNMENT, cls["buggy"])
+        assert r.status_code == 429, r.text
+        assert 0 < int(r.headers["retry-after"]) <= 3600 and "try again" in r.json()["detail"]
+        ids = [s["id"] for s in c.get("/api/submissions").json()]
+        done = wait_done(c, ids)
+    statuses = [done[i]["status"] for i in ids]
+    assert statuses[-1] == "graded" and set(statuses) <= {"graded", "replaced"}, statuses
+
+
+# --------------------------------------------------------------------------- grading
+def _check_table(cls, data: bytes, tmp_path: Path) -> dict[str, tuple[str, str]]:
+    """What ``python -m autograder check`` prints for this notebook: question -> (points, why)."""
+    path = tmp_path / f"{ASSIGNMENT}.ipynb"
+    path.write_bytes(data)
+    done = run([sys.executable, "-m", "autograder", "check", str(path)], tmp_path)
+    rows = {}
+    for line in done.stdout.splitlines():
+        parts = line.split(None, 2)
+        if parts and parts[0].startswith(("test_", "written_")):
+            rows[parts[0]] = (parts[1], parts[2] if len(parts) > 2 else "")
+    assert rows, done.stdout + done.stderr
+    return rows
+
+
+def _as_check_prints(question: dict) -> tuple[str, str]:
+    pts = "-" if question["points"] is None else f"{question['points']:g}/{question['max_points']:g}"
+    return pts, ("graded by hand" if question["points"] is None else "; ".join(question["failed"]))
+
+
+def test_honest_and_buggy_submissions_get_what_check_prints(cls, tmp_path):
+    with _client(cls, "ada") as a, _client(cls, "bob") as b:
+        ra, rb = submit(a, ASSIGNMENT, cls["perfect"]), submit(b, ASSIGNMENT, cls["buggy"])
+        assert ra.status_code == rb.status_code == 202 and ra.json()["status"] == "queued", ra.text + rb.text
+        honest = wait_done(a, [ra.json()["id"]])[ra.json()["id"]]
+        buggy = wait_done(b, [rb.json()["id"]])[rb.json()["id"]]
+    assert honest["status"] == "graded" and honest["score"] == honest["max_score"] == 16, honest
+    assert buggy["status"] == "graded" and buggy["score"] == 13, buggy
+    assert {"id", "student", "assignment", "submitted_at", "status", "score", "max_score", "questions"} <= set(buggy)
+    for result, data in ((honest, cls["perfect"]), (buggy, cls["buggy"])):
+        assert {q["name"]: _as_check_prints(q) for q in result["questions"]} == _check_table(cls, data, tmp_path)
+    text = json.dumps(buggy)
+    assert "run_check" not in text and "BEGIN HIDDEN" not in text and "_reference" not in text
+
+
+def test_another_students_submission_is_404_like_a_missing_one(cls):
+    with _client(cls, "bob") as b, _client(cls, "ada") as a:
+        bobs = b.get("/api/submissions").json()
+        assert bobs and {s["student"] for s in bobs} == {"bob"}
+        assert all(s["student"] == "ada" for s in a.get("/api/submissions").json())
+        theirs, missing = a.get(f"/api/submissions/{bobs[0]['id']}"), a.get("/api/submissions/999999")
+        assert theirs.status_code == missing.status_code == 404 and theirs.json()["detail"].startswith("no submission")
+
+
+def test_stored_where_nbgrader_reads_it(cls):
+    course = cls["course"]
+    folder = course / "submitted" / "bob" / ASSIGNMENT
+    assert (folder / f"{ASSIGNMENT}.ipynb").read_bytes() == cls["buggy"]
+    assert "UTC" in (folder / "timestamp.txt").read_text()
+    assert (course / "service-history" / "bob" / ASSIGNMENT / "0001.ipynb").read_bytes() == cls["buggy"]
+    assert (course / "autograded" / "bob" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").is_file()
+    out = course / "grades.csv"
+    nbgrader(["export", "--to", str(out)], course)
+    scores = {r["student_id"]: r["score"] for r in csv.DictReader(out.open()) if r["assignment"] == ASSIGNMENT}
+    assert float(scores["ada"]) == 16 and float(scores["bob"]) == 13
+
+
+def test_instructor_report_counts_the_class_failures(cls):
+    with _client(cls, "prof") as p:
+        data = p.get(f"/api/assignments/{ASSIGNMENT}/report").json()
+        latest = {s["student"]: s for s in data["students"]}
+        expected: dict[str, set[str]] = {}
+        for student, row in latest.items():
+            result = p.get(f"/api/submissions/{row['submission']}").json()
+            for q in result["questions"]:
+                if q["failed"]:
+                    expected.setdefault(q["name"], set()).add(student)
+        assert expected, data  # bob and eve fail properties
+        assert {prop["property"]: set(prop["students"]) for prop in data["properties"]} == expected
+        assert [prop["failing"] for prop in data["properties"]] == sorted((len(v) for v in expected.values()), reverse=True)
+        assert "dan" in data["not_submitted"] and "ada" not in data["not_submitted"]
+        table = list(csv.DictReader(io.StringIO(p.get(f"/api/assignments/{ASSIGNMENT}/report", params={"format": "csv"}).text)))
+        assert {r["student"]: r["status"] for r in table}["dan"] == "not submitted"
+        svg = p.get(f"/api/assignments/{ASSIGNMENT}/chart.svg")
+        assert svg.headers["content-type"].startswith("image/svg+xml") and "test_one_hot_values" in svg.text and "bob" in svg.text
+
+
+def test_pages_are_served_without_a_cdn(cls):
+    page = httpx.get(cls["service"].url + "/").text
+    assert 'input.type = "file"' in httpx.get(cls["service"].url + "/static/service.js").text
+    assert "http://" not in page and "https://" not in page and "/static/service.js" in page
+
+
+def test_submit_from_python_prints_checks_table(cls, tmp_path, capsys):
+    from autograder.submit import submit as submit_from_python
+
+    path = tmp_path / "my-work.ipynb"  # a name that is no assignment's: guessed from the cells, as check does
+    path.write_bytes(cls["buggy"])
+    result = submit_from_python(cls["service"].url, cls["tokens"]["gus"], path, wait=900)
+    printed = capsys.readouterr().out
+    assert result["status"] == "graded" and result["score"] == 13 and result["assignment"] == ASSIGNMENT
+    assert "test_one_hot_values" in printed and "row k has its 1 at column ids[k]" in printed and "13/16" in printed
+    with pytest.raises(RuntimeError, match="401"):
+        submit_from_python(cls["service"].url, "wrong", path, wait=0)
+
+
+# --------------------------------------------------------------------------- faults
+def _rows(course: Path) -> dict[int, dict]:
+    engine = sa.create_engine(f"sqlite:///{course / 'gradebook.db'}")
+    with engine.connect() as conn:
+        rows = conn.execute(sa.text("SELECT id, status, attempts, result FROM autograder_submissions")).mappings().all()
+    engine.dispose()
+    return {r["id"]: dict(r) for r in rows}
+
+
+def test_kill_9_mid_batch_then_restart_loses_nothing_and_grades_nothing_twice(cls):
+    service = cls["service"]
+    expected, ids = {}, []
+    for i, student in enumerate(("cat", "dan", "fay", "gus")):
+        data = cls["perfect"] if i % 2 else cls["buggy"]
+        with _client(cls, student) as c:
+            r = submit(c, ASSIGNMENT, data)
+            assert r.status_code == 202, r.text
+            ids.append(r.json()["id"])
+            expected[r.json()["id"]] = 16 if i % 2 else 13
+    with _client(cls, "prof") as p:
+        guard = time.monotonic() + 600
+        while time.monotonic() < guard and not any(p.get(f"/api/submissions/{i}").json()["status"] == "running" for i in ids):
+            time.sleep(0.2)
+    service.kill9()
+    before = _rows(cls["course"])
+    assert any(before[i]["status"] == "running" for i in ids), before
+    queued_then = {i for i in ids if before[i]["status"] == "queued"}
+    service.start()
+    with _client(cls, "prof") as p:
+        done = wait_done(p, ids)
+    assert {i: done[i]["score"] for i in ids} == expected
+    assert all(done[i]["status"] == "graded" for i in ids)
+    after = _rows(cls["course"])
+    assert all(after[i]["attempts"] == 1 for i in queued_then), after  # never started before the kill: graded once
+    assert all(after[i]["attempts"] <= 2 for i in ids), after
