@@ -52,7 +52,7 @@ from .isolation import Limits, SandboxUnavailable, clean_leftovers, sandbox_prob
 from .pipeline.cells import graded_cells, is_test_cell, nbgrader_meta, split_test_cell
 from .pipeline.coursedir import COURSE_ROOT, course_directory, read, source_path
 from .pipeline.executors import Executor, make_executor
-from .pipeline.gradebook import read_scores, save, sync_gradebook
+from .pipeline.gradebook import read_scores, save, sync_gradebook, written_answers
 from .pipeline.outcome import Kind, RunResult, status_of
 from .pipeline.score import ClassReport, StudentResult
 from .pipeline.submission import FINGERPRINT_FILES, Job, copy_submission_files, fingerprint, prepare, real_submission_folder, students_of
@@ -104,6 +104,7 @@ class GradingRun:
         self.outcomes: dict[str, list[RunResult]] = {}  # each student's notebooks' results so far
         self.prints: dict[str, str] = {}  # each student's fingerprint at this run
         self.pending: dict[str, int] = {}  # notebooks of each student still to record
+        self.earlier: dict[str, dict] = {}  # student -> notebook -> written answers at the last grade (gradebook.written_answers)
         self.gb = None
         self._whole_class = False  # admitted without --student: the report lists who did not submit
         self._scratch: tempfile.TemporaryDirectory | None = None
@@ -209,6 +210,7 @@ class GradingRun:
             self.prints[student] = self._fingerprint(student)
         self._record_submission_time(student)
         dest = Path(self.coursedir.format_path(self.coursedir.autograded_directory, student, self.name))
+        self.earlier[student] = {nb: written_answers(dest / f"{nb}.ipynb") for nb in self.assignment.notebooks}
         if dest.exists():
             shutil.rmtree(dest)
         copy_submission_files(self.submitted(student), dest, list(self.coursedir.ignore) + [MARKER])  # a student's own marker stays out
@@ -251,7 +253,7 @@ class GradingRun:
         of a student's notebooks are in, the marker that lets a later run keep the grade."""
         res = self.results[job.student]
         try:
-            res.failures += save(self.gb, job, result, self.name, self.coursedir)
+            res.failures += save(self.gb, job, result, self.name, self.coursedir, self.earlier.get(job.student, {}).get(job.notebook))
         except Exception as exc:  # noqa: BLE001
             self.report_.grader_errors.append(f"{job.student}: saving failed: {exc}")
             result = RunResult.not_run(Kind.GRADER_ERROR, f"saving failed: {exc}")

@@ -15,6 +15,9 @@ nbgrader's preprocessors, and using them where nbgrader has one).
     gradebook.py   nbgrader's gradebook: the assignment's cells, and each student's scores
     feedback.py    HTML feedback without the hidden tests
     late.py        the course's late-submission policy (an nbgrader plugin, chosen in nbgrader_config.py)
+    extension.py   an extension for one student, its late penalty recomputed at once (``extension``)
+    summary.py     the class summary of a grade report (reports/<id>-summary.md)
+    lms.py         final scores as a Canvas or Moodle gradebook-import CSV (``export --lms``)
 
 The steps reach student code only through the isolation layer's interface
 (``autograder.isolation``) and the hidden checks only through ``autograder.checking``.

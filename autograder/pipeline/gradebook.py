@@ -54,10 +54,37 @@ def sync_gradebook(gb, assignment: str, root: Path, instructor, log=print):
         return read(released) if released.is_file() else read(fresh)
 
 
-def save(gb, job, result: RunResult, assignment: str, coursedir) -> list[tuple[str, str]]:
+def written_answers(path: Path) -> dict[str, tuple[str, float]]:
+    """grade id -> (source, points) of the written answers in a graded notebook (autograded/), as
+    stored there; {} when there is none. Read before a regrade replaces it."""
+    try:
+        return written_answers_of(read(path))
+    except Exception:  # noqa: BLE001 - no earlier grade, or an unreadable one: nothing to compare
+        return {}
+
+
+def _keep_reviews(gb, job, assignment: str, stored, reviewed: set[str], earlier: dict[str, tuple[str, float]]) -> None:
+    """nbgrader marks every hand grade for review when a notebook is autograded again. A written
+    answer graded by hand and reviewed, whose text and points are the same as at the earlier
+    grade (a regrade after the instructor changed a check, a test cell's points or the due
+    date), keeps its grade unmarked; a changed answer or a question worth other points is marked."""
+    kept = [gid for gid, (src, points) in written_answers_of(stored).items() if gid in reviewed and earlier.get(gid) == (src, points)]
+    for gid in kept:
+        gb.find_grade(gid, job.notebook, assignment, job.student).needs_manual_grade = False
+    if kept:
+        gb.db.commit()
+
+
+def written_answers_of(nb) -> dict[str, tuple[str, float]]:
+    return {nbgrader_meta(c)["grade_id"]: (c.source, float(nbgrader_meta(c).get("points", 0)))
+            for c in nb.cells if cell_role(c) is Role.MANUAL}
+
+
+def save(gb, job, result: RunResult, assignment: str, coursedir, earlier: dict[str, tuple[str, float]] | None = None) -> list[tuple[str, str]]:
     """One notebook's result into the gradebook (with nbgrader's preprocessors) and autograded/;
     returns why points were lost, as (grade id or notebook, reason). A notebook that did not run
-    scores zero, with the reason."""
+    scores zero, with the reason. ``earlier``: the written answers of the notebook's last grade
+    (``written_answers``), whose unchanged hand grades stay reviewed."""
     from nbgrader.preprocessors import AssignLatePenalties, CheckCellMetadata, IgnorePattern, LimitOutput, SaveAutoGrades
     from nbgrader.utils import determine_grade
 
@@ -71,12 +98,18 @@ def save(gb, job, result: RunResult, assignment: str, coursedir) -> list[tuple[s
     cfg = coursedir.config
     nb = nbformat.reads(result.notebook, as_version=4)
     resources = nbgrader_resources(coursedir, assignment, job.student, job.notebook)
+    reviewed = {g.name for g in gb.find_submission_notebook(job.notebook, assignment, job.student).grades
+                if g.manual_score is not None and not g.needs_manual_grade}
+    gb.db.commit()  # nothing of ours held open while nbgrader's preprocessors write the gradebook
     for pp in (IgnorePattern, LimitOutput, SaveAutoGrades, AssignLatePenalties, CheckCellMetadata):
         nb, resources = pp(config=cfg).preprocess(nb, resources)
     dest = Path(coursedir.format_path(coursedir.autograded_directory, job.student, assignment))
     dest.mkdir(parents=True, exist_ok=True)
     stored = copy.deepcopy(nb)
     neutralize_html(stored)
+    if earlier and reviewed:
+        gb.db.expire_all()  # the grades as nbgrader's preprocessors left them
+        _keep_reviews(gb, job, assignment, stored, reviewed, earlier)
     nbformat.write(stored, str(dest / f"{job.notebook}.ipynb"))
     failures = []
     for cell in nb.cells:

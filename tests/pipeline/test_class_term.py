@@ -7,7 +7,9 @@ never submitted.
 * ``python -m autograder extension``: applied at once to what ``nbgrader export`` and ``grade``'s
   table and reports show (no ``--force``); ``--until``; ``--hours 0`` removes it; refusals;
 * ``python -m autograder export --lms canvas|moodle``: read back, the score of each student is
-  ``nbgrader export``'s (hand grades and late penalties in), in the platform's import columns."""
+  ``nbgrader export``'s (hand grades and late penalties in), in the platform's import columns;
+* a points change and a release: everyone regraded without tampering-like notes, and a hand grade
+  whose answer did not change is not marked for review again."""
 from __future__ import annotations
 
 import csv
@@ -174,3 +176,35 @@ def test_lms_exports_carry_nbgrader_exports_scores(course, tmp_path):
     assert list(moodle[0]) == ["First name", "Last name", "ID number", "Email address", "Exercise 1"]
     by_email = {r["Email address"]: float(r["Exercise 1"]) for r in moodle if r["Email address"]}
     assert by_email == {f"{s}@example.edu": expected[s] for s in LMS_IDS}, by_email
+
+
+def test_a_points_change_regrades_without_tampering_notes_or_new_reviews(course):
+    """The instructor gives a test cell one more point and releases again: everyone is regraded,
+    alice's hand grade (reviewed, her answer unchanged) stays reviewed, and nobody gets a note that
+    reads like tampering. Then alice changes her written answer: that one is marked for review."""
+    import nbformat
+
+    from nbgrader.api import Gradebook
+
+    path = course / "solutions" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    nb = nbformat.read(str(path), as_version=4)
+    cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "test_one_hot_values")
+    cell.metadata["nbgrader"]["points"] = POINTS["test_one_hot_values"] + 1
+    nbformat.write(nb, str(path))
+    nbgrader(["generate_assignment", ASSIGNMENT, "--force"], course)  # what `python -m autograder release` runs
+    done = _grade(course)
+    assert done.returncode == 0 and "4 submission(s) graded" not in done.stdout, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "3 submission(s) graded, 0 unchanged" in done.stdout, done.stdout
+    assert "metadata was changed" not in done.stdout and "was edited" not in done.stdout, done.stdout
+    assert f"{AUTO + 1:g}/{AUTO + 1:g} +1.5/{POINTS[WRITTEN]:g} " in _rows(done)["alice"] and "(review)" not in _rows(done)["alice"], done.stdout
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", "self-attention") as gb:
+        grade = gb.find_grade(WRITTEN, ASSIGNMENT, ASSIGNMENT, "alice")
+        assert (grade.manual_score, grade.needs_manual_grade) == (1.5, False)
+
+    submitted = course / "submitted" / "alice" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    mine = nbformat.read(str(submitted), as_version=4)
+    answer = next(c for c in mine.cells if c.metadata.get("nbgrader", {}).get("grade_id") == WRITTEN)
+    answer.source += "\n\nA second thought, added after the deadline."
+    nbformat.write(mine, str(submitted))
+    done = _grade(course)
+    assert f"+1.5/{POINTS[WRITTEN]:g} (review)" in _rows(done)["alice"], done.stdout
