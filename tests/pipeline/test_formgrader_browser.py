@@ -9,6 +9,10 @@ submission and clicks the student's links: no script may run. The page must stil
 refuse a ``javascript:`` link even when one is slipped into the page, and the feedback
 page from ``python -m autograder feedback`` must be just as inert.
 
+Under the same policy formgrader's own buttons keep working: "Add new assignment..." (an
+inline onClick of formgrader's template) opens its dialog and saves, and the refused Autograde
+button shows the refusal and the command to run, not a Python traceback.
+
 Controls, so that the test can fail: the same clicks on a page of the same server that
 shows the student's answer *unsanitised* (no policy of ours) do run the script, and the
 watcher reports it.
@@ -355,10 +359,11 @@ def test_formgrader_add_new_assignment_works_under_the_policy(course, server, br
     assert wait_for(browser, "document.readyState === 'complete'", timeout=60)
     browser.get_log("browser")
     browser.get(f"{server['url']}formgrader/manage_assignments")
-    assert wait_for(browser, "document.querySelectorAll('#main-table tbody tr').length > 0", timeout=90)
+    assert wait_for(browser, "document.readyState === 'complete' && typeof createAssignmentModal === 'function'", timeout=90), (
+        f"formgrader's assignments page did not load its scripts: {[e['message'][:300] for e in browser.get_log('browser')]}")
     browser.find_element(By.LINK_TEXT, "Add new assignment...").click()
     opened = wait_for(browser, "$('#add-assignment-modal').is(':visible')", timeout=30)
-    assert opened, f"the button opened no dialog: {_csp_refusals(browser)}"
+    assert opened, f"the button opened no dialog: {[e['message'][:300] for e in browser.get_log('browser')]}"
     dialog = browser.find_element(By.ID, "add-assignment-modal")
     dialog.find_element(By.CSS_SELECTOR, "input.name").send_keys("extra-practice")
     dialog.find_element(By.CSS_SELECTOR, "button.save").click()
