@@ -122,8 +122,8 @@ def child(fds: list[int], req: dict) -> None:
 
 def _private_dev(hold: str) -> None:
     """A /dev of this kernel's own: a new tmpfs (in this mount namespace, gone with it) holding
-    the zygote's device nodes (bind mounts), its links and its /dev/pts, and an empty shm
-    folder for the fresh tmpfs mounted on it next. The zygote's /dev is one tmpfs that every
+    the zygote's device nodes (bind mounts) and links, a new devpts instance on /dev/pts, and
+    an empty shm folder for the fresh tmpfs mounted on it next. The zygote's /dev is one tmpfs that every
     mount namespace copied from it shares: what one kernel wrote there, the next one could
     read, and it stayed in memory after both were gone."""
     os.mkdir(hold)
@@ -135,9 +135,12 @@ def _private_dev(hold: str) -> None:
             os.symlink(os.readlink(entry.path), target)
         elif entry.name == "shm":
             os.mkdir(target)
-        elif entry.is_dir(follow_symlinks=False):  # pts: the zygote's devpts instance
+        elif entry.is_dir(follow_symlinks=False):  # pts: a devpts instance of its own (ptys of no other kernel)
             os.mkdir(target)
-            _mount(entry.path, target, None, MS_BIND | MS_REC)
+            try:
+                _mount("devpts", target, "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620")
+            except OSError:  # no ptys then, rather than the zygote's shared instance
+                pass
         elif stat.S_ISCHR(entry.stat(follow_symlinks=False).st_mode):
             os.close(os.open(target, os.O_CREAT | os.O_WRONLY, 0o666))
             _mount(entry.path, target, None, MS_BIND)

@@ -38,12 +38,18 @@ except OSError as exc:
 with open("/dev/null", "wb") as f:
     f.write(b"devices still work")
 tries["urandom"] = len(open("/dev/urandom", "rb").read(16))
+try:
+    _pty = os.openpty()  # kept open while B looks
+    tries["pty"] = os.ttyname(_pty[1])
+except OSError as exc:
+    tries["pty"] = type(exc).__name__
 result = tries
 '''
 
 LOOK = '''
 import os
-result = {"dev": sorted(os.listdir("/dev")), "shm": os.listdir("/dev/shm"), "urandom": len(open("/dev/urandom", "rb").read(8))}
+result = {"dev": sorted(os.listdir("/dev")), "shm": os.listdir("/dev/shm"), "urandom": len(open("/dev/urandom", "rb").read(8)),
+          "pts": sorted(p for p in os.listdir("/dev/pts") if p != "ptmx")}
 '''
 
 
@@ -85,6 +91,7 @@ def test_a_warm_kernels_dev_is_its_own_and_goes_with_it(warm):
             f"a kernel could write to /dev itself, which is not size-capped scratch space: {tries}")
         assert tries["/dev/pts/" + name] != "written", tries
         assert tries["urandom"] == 16
+        assert tries["pty"].startswith("/dev/pts/"), f"a kernel can open a pseudo-terminal of its own: {tries}"
         while_running = reachable(name)
         assert any(p.endswith("/dev/shm/" + name) for p in while_running), (
             "the grader should see A's /dev/shm file through A's root while A runs (else this test proves nothing)")
@@ -93,6 +100,7 @@ def test_a_warm_kernels_dev_is_its_own_and_goes_with_it(warm):
         assert not any(name in entry for entry in seen["dev"] + seen["shm"]), f"B saw what A wrote in /dev: {seen}"
         assert {"null", "zero", "urandom", "random", "full", "shm"} <= set(seen["dev"]), seen["dev"]
         assert seen["urandom"] == 8
+        assert seen["pts"] == [], f"B saw the pseudo-terminals of another kernel ({tries['pty']}): {seen['pts']}"
     assert reachable(name) == [], f"what A wrote in /dev outlived A: {reachable(name)}"
 
 
