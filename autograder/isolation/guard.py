@@ -43,7 +43,7 @@ def install(fd: int, plan: dict, trusted: list, workdir: str, processes: bool = 
     import sys
 
     key = os.urandom(32)
-    state = {"seq": 0, "up": frozenset(), "libs": [], "armed": False, "told": 0}
+    state = {"seq": 0, "up": frozenset(), "libs": {}, "armed": False, "told": 0}
     emit = _records(fd, key, state)
     trusted_file, student_on_stack = _context(trusted, workdir)
     set_up = _dispatcher(plan, emit, state)
@@ -143,23 +143,26 @@ def _dispatcher(plan: dict, emit, state: dict):
         return refused_operator
 
     def set_up(request_id, names) -> None:
+        """Each forbidden name's kernels live in libraries of their own: only what changes is
+        registered or taken down (nothing else can take them down: the libraries are only here)."""
         up = sorted_({n for n in names if type_(n) is str_ and n in plan})
-        if frozenset_(up) == state["up"]:  # already up (nothing can take the kernels down): acknowledge only
-            emit("state", id=request_id if type_(request_id) is int else -1, up=[safe_(n) for n in up], kernels=-1)
-            return
-        for lib in state["libs"]:
-            reset(lib)
-        count, libs = 0, {}
+        libs, count = state["libs"], 0
+        for dotted in [d for d in libs if d not in up]:
+            for lib in libs.pop(dotted):
+                reset(lib)
         for dotted in up:
+            if dotted in libs:
+                continue
+            mine = {}
             for ns, op, dk in plan[dotted]:
-                if ns not in libs:
-                    libs[ns] = library("IMPL", ns, "", "autograder-guard", 0)
+                if ns not in mine:
+                    mine[ns] = library("IMPL", ns, "", "autograder-guard", 0)
                 try:
-                    impl(libs[ns], op, dk, operator_kernel(dotted, f"{ns}::{op}"), False)
+                    impl(mine[ns], op, dk, operator_kernel(dotted, f"{ns}::{op}"), False)
                     count += 1
                 except exception:  # noqa: BLE001 - a key this operator takes no kernel at
                     pass
-        state["libs"] = list_(libs.values())
+            libs[dotted] = list_(mine.values())
         state["up"] = frozenset_(up)
         emit("state", id=request_id if type_(request_id) is int else -1, up=[safe_(n) for n in up], kernels=count)
 
