@@ -9,6 +9,7 @@
 #   make serve    serve the built book on localhost with a local Jupyter kernel for live code
 #   make bench-book  clean build vs bare notebook execution vs cached rebuild, in seconds
 #   make bench-grading  12 honest submissions: plain nbgrader vs ours at --jobs 1 and 2, in seconds
+#   make bench-service  the grading service: upload-to-result vs check, 50 uploads at once vs grade --jobs 2
 #   make service  the grading service on http://127.0.0.1:8765/ (README, "The grading service")
 SHELL := /bin/bash
 PYTHON ?= python3
@@ -21,7 +22,7 @@ CHROMEDRIVER := /usr/bin/chromedriver
 CJKFONT := /usr/share/fonts/truetype/wqy/wqy-microhei.ttc
 BOOK_FLAGS := --warningiserror --keep-going
 
-.PHONY: book test release workspace check course-edition clean gpu-check timings venv serve bench-book bench-grading vendor-thebe vendor-vega service
+.PHONY: book test release workspace check course-edition clean gpu-check timings venv serve bench-book bench-grading vendor-thebe vendor-vega service bench-service
 
 venv: $(RUNTIME)
 
@@ -163,6 +164,12 @@ SERVICE_HOST ?= 127.0.0.1
 SERVICE_PORT ?= 8765
 service: $(RUNTIME) | sandbox
 	$(BIN)/python -m autograder service --host $(SERVICE_HOST) --port $(SERVICE_PORT) $(SERVICE_ARGS)
+
+# The grading service on this machine: upload-to-result time for one honest submission of 03
+# (median, 95th percentile) against `autograder check`, 50 uploads at once against
+# `grade --jobs 2`, the service's peak memory (a benchmark, not a test). BENCH_SERVICE_ARGS="--repeat 3".
+bench-service: $(RUNTIME) | sandbox
+	$(BIN)/python -m tools.bench_service $(BENCH_SERVICE_ARGS)
 
 # Refresh the vendored thebe bundle (book/_static/thebe/) from the npm registry.
 THEBE_VERSION := 0.9.3

@@ -98,14 +98,18 @@ async function loadReport(a) {
     const link = el("a"); link.href = URL.createObjectURL(await c.blob()); link.download = a + "-report.csv"; link.click(); };
   setTimeout(() => loadReport(a), 3000);
 }
-function start() {
-  $("token").value = token();
-  $("save-token").addEventListener("click", () => { localStorage.setItem("autograder-token", $("token").value.trim()); start(); });
-  if (!token()) { return; }
+let started = false;
+function load() {
+  if (!token() || started) { return; }
+  started = true;
   const a = document.body.dataset.assignment;
   if (a) { loadReport(a); } else { loadAssignments(); loadSubmissions(); }
 }
-document.addEventListener("DOMContentLoaded", start);
+document.addEventListener("DOMContentLoaded", () => {
+  $("token").value = token();
+  $("save-token").addEventListener("click", () => { localStorage.setItem("autograder-token", $("token").value.trim()); load(); });
+  load();
+});
 """
 
 STATIC = {"service.js": (_SCRIPT, "text/javascript")}

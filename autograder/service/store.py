@@ -140,15 +140,18 @@ def recent_count(engine: sa.Engine, student: str, since: datetime.datetime) -> t
 
 
 def claim(engine: sa.Engine, worker: str, limit: int) -> list[dict]:
-    """Up to ``limit`` queued submissions of one assignment (the oldest's), one per student,
-    now ``running`` under ``worker``. No two workers ever get the same row."""
+    """Up to ``limit`` queued submissions of one assignment (the oldest's), one per student and
+    none of a student being graded now (by any worker: their folders are in use), now
+    ``running`` under ``worker``. No two workers ever get the same row."""
     with engine.begin() as conn:
         first = conn.execute(sa.select(SUBMISSIONS.c.assignment).where(SUBMISSIONS.c.status == "queued")
                              .order_by(SUBMISSIONS.c.id).limit(1)).first()
         if first is None:
             return []
+        busy = sa.select(SUBMISSIONS.c.student).where(SUBMISSIONS.c.status == "running", SUBMISSIONS.c.assignment == first.assignment)
         query = (sa.select(SUBMISSIONS.c.id, SUBMISSIONS.c.student).where(SUBMISSIONS.c.status == "queued",
-                 SUBMISSIONS.c.assignment == first.assignment).order_by(SUBMISSIONS.c.id).limit(limit * 4))
+                 SUBMISSIONS.c.assignment == first.assignment, SUBMISSIONS.c.student.not_in(busy))
+                 .order_by(SUBMISSIONS.c.id).limit(limit * 4))
         if engine.dialect.name == "postgresql":
             query = query.with_for_update(skip_locked=True)
         won, students = [], set()

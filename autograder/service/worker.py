@@ -5,7 +5,9 @@ autograded/ as ``python -m autograder grade``.
 
 A claim is a batch: up to ``jobs`` queued submissions of one assignment, one per student,
 graded by one run with ``jobs`` sandboxed workers (or on the Dask cluster of ``--scheduler``).
-Each student's result is written to its row as soon as that student is done. A result is what
+Each student's result is written to its row as soon as that student is done. A run grades what
+``submitted/`` holds when it starts (the latest upload): an upload that arrives while its
+student is being graded is queued and graded after. A result is what
 ``python -m autograder check`` prints for the notebook: per question the points and the failed
 property's message; a notebook that crashed, hung or ran out of memory is ``failed``, with why.
 """

@@ -79,6 +79,15 @@ def test_a_newer_upload_replaces_the_queued_one(engine):
     assert replaced == [] and store.submission(engine, running["id"])["status"] == "running"
 
 
+def test_a_student_being_graded_is_not_claimed_again_meanwhile(engine):
+    store.enqueue(engine, "ada", "01", "a1", store.now())
+    first = store.claim(engine, "w1", 5)
+    store.enqueue(engine, "ada", "01", "a2", store.now())  # arrives while a1 is graded
+    assert store.claim(engine, "w2", 5) == []
+    store.finish(engine, first[0]["id"], "graded", {})
+    assert [r["stored"] for r in store.claim(engine, "w2", 5)] == ["a2"]
+
+
 def test_a_restarted_worker_takes_back_only_its_own_rows(engine):
     _fill(engine, 4)
     mine, theirs = store.claim(engine, "here:8765", 2), store.claim(engine, "there:8765", 2)
