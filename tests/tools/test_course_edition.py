@@ -181,7 +181,7 @@ def test_the_edition_is_not_made_for_the_open_repository(class_root, tmp_path):
     with a notebook not released again since the URL changed: refused, with what to run."""
     with pytest.raises(SystemExit, match="is the open edition's.*python -m course.authoring.*python -m autograder release"):
         course_edition(tmp_path / "a", ROOT, repository_url=EDITION_URL)
-    with pytest.raises(SystemExit, match=f"is not https://github.com/other/class: .*set `repository: url:`"):
+    with pytest.raises(SystemExit, match="is not https://github.com/other/class: .*set `repository: url:`"):
         course_edition(tmp_path / "b", class_root, repository_url="https://github.com/other/class/")
     stale = tmp_path / "stale"
     shutil.copytree(class_root, stale)
