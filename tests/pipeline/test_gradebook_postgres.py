@@ -12,6 +12,7 @@
    copy at its current schema."""
 from __future__ import annotations
 
+import os
 import re
 import sys
 from pathlib import Path
@@ -105,7 +106,9 @@ def _migrate(course: Path, *args: str):
     return run([sys.executable, "-m", "autograder", "gradebook", "migrate", *args, "--course-root", str(course)], course)
 
 
-def test_migrate_sqlite_gradebook_to_postgres(server, tmp_path):
+def test_migrate_sqlite_gradebook_to_postgres(server, tmp_path, monkeypatch):
+    # nbgrader stamps a new gradebook by running `alembic` from PATH: this environment's first
+    monkeypatch.setenv("PATH", os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
     course = make_course_copy(ROOT, tmp_path / "course")
     source = _sqlite_gradebook(course / "gradebook.db")
     before = _picture(source)
