@@ -5,7 +5,7 @@ class MultiHeadSelfAttention(nn.Module):
         super().__init__()
         if num_heads < 1 or d_model % num_heads:
             raise ValueError(f"{d_model} is not divisible by {num_heads}")
-        self.num_heads, self.d_head = num_heads, d_model // num_heads
+        self.d_model, self.num_heads, self.d_head = d_model, num_heads, d_model // num_heads
         self.q_proj, self.k_proj = nn.Linear(d_model, d_model, bias=bias), nn.Linear(d_model, d_model, bias=bias)
         self.v_proj, self.out_proj = nn.Linear(d_model, d_model, bias=bias), nn.Linear(d_model, d_model, bias=bias)
 
