@@ -147,6 +147,7 @@ def _dispatcher(plan: dict, emit, state: dict):
         registered or taken down (nothing else can take them down: the libraries are only here)."""
         up = sorted_({n for n in names if type_(n) is str_ and n in plan})
         libs, count = state["libs"], 0
+        state["told"] = 0  # the cap on records is per request: a cell's refusals do not use up a call's
         for dotted in [d for d in libs if d not in up]:
             for lib in libs.pop(dotted):
                 reset(lib)
