@@ -147,6 +147,7 @@ def _dispatcher(plan: dict, emit, state: dict):
         registered or taken down (nothing else can take them down: the libraries are only here)."""
         up = sorted_({n for n in names if type_(n) is str_ and n in plan})
         libs, count = state["libs"], 0
+        state["told"] = 0  # the cap on records is per request: a cell's refusals do not use up a call's
         for dotted in [d for d in libs if d not in up]:
             for lib in libs.pop(dotted):
                 reset(lib)
@@ -185,8 +186,12 @@ FRAME_GIVERS = ("/inspect.py", "/traceback.py")
 PROCESSES = frozenset({"os.fork", "os.forkpty", "os.posix_spawn", "os.spawn", "os.exec", "os.system", "subprocess.Popen", "pty.spawn"})
 ALWAYS = PROCESSES | frozenset({
     "gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys._current_frames", "sys._current_exceptions",
-    "sys.settrace", "sys.setprofile", "sys.addaudithook", "code.__new__", "function.__new__", "_thread.start_new_thread",
+    "sys.settrace", "sys.setprofile", "sys.addaudithook", "code.__new__", "function.__new__",
 })
+# what each refused event is, in the student's words
+WHAT = {"gc": "listing the interpreter's objects", "sys._current": "reading other threads' frames", "sys.settrace": "tracing",
+        "sys.setprofile": "profiling hooks", "sys.addaudithook": "a second audit hook", "code.": "building code objects",
+        "function.": "building functions from code objects", "ctypes.": "ctypes (raw memory and C calls)"}
 WATCHED = FRAME_EVENTS | ALWAYS | frozenset({
     "object.__getattr__", "object.__setattr__", "marshal.loads", "marshal.load", "pickle.find_class",
     "import", "compile", "exec", "open", "autograder.guard",
@@ -218,6 +223,7 @@ def _policy(emit, state, set_up, trusted_file, student_on_stack, key: bytes, pro
     always = ALWAYS if processes else ALWAYS - PROCESSES
     ctypes_prefix = "ctypes." if processes else "\0"
     code_modules, safe_builtins, no_import = CODE_MODULES, SAFE_BUILTINS, NO_IMPORT
+    processes, what_is = PROCESSES, tuple(WHAT.items())
 
     def handle(event: str, args) -> None:
         caller = getframe(0).f_back.f_back  # handle <- hook <- the code that raised the event
@@ -241,7 +247,8 @@ def _policy(emit, state, set_up, trusted_file, student_on_stack, key: bytes, pro
                 refuse(event, name or "", "reading the interpreter's frames")
         elif event.startswith(ctypes_prefix) or event in always:
             if student_on_stack(caller):
-                refuse(event, "", "this")
+                what = "starting a process" if event in processes else next((w for k, w in what_is if event.startswith(k)), "this")
+                refuse(event, "", what)
         elif event == "object.__setattr__":
             if name == "__code__" and student_on_stack(caller):
                 refuse(event, name, "replacing a function's code")

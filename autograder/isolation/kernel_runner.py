@@ -7,7 +7,9 @@ nothing from the course: only the standard library, torch, NumPy and IPython.
 Everything here runs in the student's process, so none of it is trusted: the
 grader treats every reply as data a student may have forged. The runner only
 has to be correct for honest students, and it applies the resource limits
-before any student code exists.
+before any student code exists. Whether a forbidden routine ran and whether the
+machinery was tampered with, the grader reads from the guard (``guard.py``),
+armed before the first request: the reply's own fields are a second record.
 
 Requests (one JSON frame each, see ``wire.py``) and replies:
 

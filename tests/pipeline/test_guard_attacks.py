@@ -216,3 +216,45 @@ def test_a_compiled_module_written_at_run_time_is_not_imported(kernel):
     reply = kernel.request({"op": "run", "code": code, "interactive": False}, 30)
     assert reply["status"] == "error" and reply["error"]["ename"] == "PermissionError", reply.get("error")
     assert any(r.startswith("open") and "helper_d.pyc" in r for r in reply["guard"]["refused"]), reply["guard"]
+
+
+# ---- a whole notebook through the grading pipeline (warm or cold kernels, as `grade` runs them)
+NOTEBOOK_CHEATS = {
+    # the aten operator from another thread: the recorder's modes are per thread, the guard is not
+    "thread": ("import threading\n"
+               "def softmax(x, dim=-1):\n    out = {}\n"
+               "    t = threading.Thread(target=lambda: out.setdefault('v', torch.ops.aten._softmax.default(x, dim, False)))\n"
+               "    t.start(); t.join()\n    return out.get('v', x)\n"),
+    # a serialized payload that defines the answer with the private twin: no static trace of it
+    "pickle": ("import pickle\n_P = b'cbuiltins\\nexec\\n(Vimport builtins, torch; builtins._sm = lambda x, d: torch._softmax(x, d, False)\\ntR.'\n"
+               "def softmax(x, dim=-1):\n    pickle.loads(_P)\n    import builtins\n    return builtins._sm(x, dim)\n"),
+}
+# the same answer without the trick: the forbidden routine called plainly, which its own clause grades
+BASELINE_SOFTMAX = "def softmax(x, dim=-1):\n    return torch._softmax(x, dim, False)\n"
+
+
+def _softmax_points(answer: str | None) -> dict:
+    import tempfile
+    from pathlib import Path
+
+    from autograder.pipeline.coursedir import nbgrader_meta, reference_submission
+    from autograder.pipeline.execute import NotebookRunner
+    from autograder.pipeline.score import score_executed
+    from tests.support import ROOT
+
+    nb = reference_submission("03-softmax", ROOT)
+    if answer is not None:
+        cell = next(c for c in nb.cells if c.cell_type == "code" and nbgrader_meta(c).get("grade_id") == "softmax")
+        cell.source = answer
+    with tempfile.TemporaryDirectory(prefix="guard-") as tmp:
+        Path(tmp).chmod(0o755)
+        result = NotebookRunner(Limits()).run(nb, Path(tmp))
+    report = score_executed(result.executed(), "03-softmax")
+    return {c.grade_id: c.points for c in report.cells if c.grade_id.startswith("test_softmax_")}
+
+
+@pytest.mark.parametrize("cheat", sorted(NOTEBOOK_CHEATS))
+def test_a_notebook_cheat_scores_no_more_than_its_baseline(cheat):
+    honest, baseline, cheated = _softmax_points(None), _softmax_points(BASELINE_SOFTMAX), _softmax_points(NOTEBOOK_CHEATS[cheat])
+    assert sum(honest.values()) > sum(baseline.values()), (honest, baseline)
+    assert sum(cheated.values()) <= sum(baseline.values()), (cheated, baseline)
