@@ -127,6 +127,10 @@ def _submission_routes(app: FastAPI, settings: Settings) -> None:
     def student_page():
         return pages.STUDENT_PAGE
 
+    @app.get("/favicon.ico")
+    def favicon():
+        return Response(status_code=204)
+
     @app.get("/static/{name}")
     def static(name: str):
         if name not in pages.STATIC:

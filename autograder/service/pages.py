@@ -98,17 +98,12 @@ async function loadReport(a) {
     const link = el("a"); link.href = URL.createObjectURL(await c.blob()); link.download = a + "-report.csv"; link.click(); };
   setTimeout(() => loadReport(a), 3000);
 }
-let started = false;
-function load() {
-  if (!token() || started) { return; }
-  started = true;
-  const a = document.body.dataset.assignment;
-  if (a) { loadReport(a); } else { loadAssignments(); loadSubmissions(); }
-}
 document.addEventListener("DOMContentLoaded", () => {
   $("token").value = token();
-  $("save-token").addEventListener("click", () => { localStorage.setItem("autograder-token", $("token").value.trim()); load(); });
-  load();
+  $("save-token").addEventListener("click", () => { localStorage.setItem("autograder-token", $("token").value.trim()); location.reload(); });
+  if (!token()) { return; }
+  const a = document.body.dataset.assignment;
+  if (a) { loadReport(a); } else { loadAssignments(); loadSubmissions(); }
 });
 """
 
