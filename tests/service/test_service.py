@@ -244,6 +244,16 @@ def test_submit_from_python_prints_checks_table(cls, tmp_path, capsys):
         submit_from_python(cls["service"].url, "wrong", path, wait=0)
 
 
+def test_a_crashing_kernel_fails_that_student_with_the_reason_and_the_service_goes_on(cls):
+    crash = _nb(_set_answer(perfect_submission(ASSIGNMENT, ROOT), "one_hot", "import os\nos._exit(3)\n"))
+    with _client(cls, "fay") as c:
+        r = submit(c, ASSIGNMENT, crash)
+        assert r.status_code == 202, r.text
+        result = wait_done(c, [r.json()["id"]])[r.json()["id"]]
+    assert result["status"] == "failed" and result["problem"], result
+    assert result["score"] < result["max_score"]
+
+
 # --------------------------------------------------------------------------- faults
 def _rows(course: Path) -> dict[int, dict]:
     engine = sa.create_engine(f"sqlite:///{course / 'gradebook.db'}")
