@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from fastapi import FastAPI, Request
 from fastapi.responses import RedirectResponse
+from tornado.web import HTTPError  # what jupyterhub's HubAuth raises when the hub refuses a request
 
 from . import classlist, store
 from .uploads import Refused
@@ -94,7 +95,11 @@ class HubLogin:
                 raise Refused(403, f"this login does not match the one this browser started: log in again at {self.login_path()}")
             next_path, verifier = self.auth.get_next_url(state), self.auth.get_code_verifier(state)
             self.auth.clear_oauth_state(state)
-            token = await self.auth.token_for_code(code, code_verifier=verifier, sync=False)
+            try:
+                token = await self.auth.token_for_code(code, code_verifier=verifier, sync=False)
+            except HTTPError as exc:
+                raise Refused(403, f"the hub did not take this login's code ({exc.log_message or exc}): log in again at "
+                                   f"{self.login_path()}") from None
             if await self.auth.user_for_token(token, sync=False) is None:
                 raise Refused(500, "the hub gave a token that identifies nobody: log in again")
             reply = RedirectResponse(next_path, status_code=302)

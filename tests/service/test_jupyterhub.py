@@ -13,6 +13,7 @@ import time
 from contextlib import closing
 from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import nbformat
@@ -54,6 +55,7 @@ c.JupyterHub.pid_file = {str(folder / 'jupyterhub.pid')!r}
 c.JupyterHub.authenticator_class = "dummy"
 c.DummyAuthenticator.password = {PASSWORD!r}
 c.Authenticator.allow_all = True
+c.Authenticator.admin_users = {{"dean"}}
 """ + readme
 
 
@@ -141,6 +143,16 @@ def _submit(client: httpx.Client, data: bytes) -> httpx.Response:
     return client.post(f"{PREFIX}/api/assignments/{ASSIGNMENT}/submissions", files={"notebook": (f"{ASSIGNMENT}.ipynb", data)})
 
 
+def _wait_graded(client: httpx.Client, sub_id: int, timeout: float = 900) -> dict:
+    deadline = time.monotonic() + timeout  # a hang guard, not a timing assertion
+    while time.monotonic() < deadline:
+        body = client.get(f"{PREFIX}/api/submissions/{sub_id}").json()
+        if body.get("status") in ("graded", "failed", "replaced"):
+            return body
+        time.sleep(0.5)
+    raise AssertionError(f"submission {sub_id} not graded: {body}")
+
+
 def test_without_the_hub_login_the_service_answers_401_naming_it(hub):
     r = httpx.get(f"{hub.url}{PREFIX}/api/submissions", timeout=60)
     assert r.status_code == 401 and f"{PREFIX}/oauth_login" in r.json()["detail"], r.text
@@ -156,6 +168,8 @@ def test_hub_users_see_only_their_own_submissions_without_a_token(hub, notebook)
         theirs, missing = ada.get(f"{PREFIX}/api/submissions/{rb.json()['id']}"), ada.get(f"{PREFIX}/api/submissions/999999")
         assert theirs.status_code == missing.status_code == 404 and theirs.json()["detail"].startswith("no submission"), theirs.text
         assert ada.get(f"{PREFIX}/api/submissions/{ra.json()['id']}").json()["student"] == "ada"
+        graded = _wait_graded(ada, ra.json()["id"])  # the service the hub started grades, in its sandbox
+        assert graded["status"] == "graded" and graded["score"] == graded["max_score"] == 16, graded
         for client in (ada, bob):
             assert client.sent and not any("authorization" in q.headers for q in client.sent)
     stored = hub.folder / "course" / "submitted"
@@ -169,10 +183,11 @@ def test_a_hub_user_who_is_not_a_student_is_refused(hub):
         assert r.status_code == 403 and "'zed' is not a student" in r.json()["detail"], r.text
 
 
-def test_the_instructors_group_gets_the_report_students_do_not(hub):
-    with closing(hub.login("prof")) as prof, closing(hub.login("ada")) as ada:
-        r = prof.get(f"{PREFIX}/api/assignments/{ASSIGNMENT}/report")
-        assert r.status_code == 200, r.text
+def test_the_instructors_group_and_hub_admins_get_the_report_students_do_not(hub):
+    with closing(hub.login("prof")) as prof, closing(hub.login("dean")) as dean, closing(hub.login("ada")) as ada:
+        for instructor in (prof, dean):  # prof: README's group 'instructors'; dean: a hub admin
+            r = instructor.get(f"{PREFIX}/api/assignments/{ASSIGNMENT}/report")
+            assert r.status_code == 200 and "students" in r.json(), r.text
         assert ada.get(f"{PREFIX}/api/assignments/{ASSIGNMENT}/report").status_code == 403
 
 
@@ -180,3 +195,12 @@ def test_a_callback_with_a_state_this_browser_did_not_start_is_refused(hub):
     with closing(hub.login("ada")) as ada:
         r = ada.get(f"{PREFIX}/oauth_callback", params={"code": "forged", "state": "forged"})
         assert r.status_code == 403 and "log in again" in r.json()["detail"], r.text
+
+
+def test_a_forged_code_with_this_browsers_state_is_refused_by_the_hub(hub):
+    with closing(hub.login("ada")) as ada:
+        start = ada.get(f"{PREFIX}/oauth_login")  # a new login: its state, in a cookie and in the redirect
+        assert start.status_code == 302 and "/hub/api/oauth2/authorize" in start.headers["location"], start.headers
+        state = parse_qs(urlsplit(start.headers["location"]).query)["state"][0]
+        r = ada.get(f"{PREFIX}/oauth_callback", params={"code": "forged", "state": state})
+        assert r.status_code == 403 and "did not take this login's code" in r.json()["detail"], r.text
