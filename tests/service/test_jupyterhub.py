@@ -124,11 +124,11 @@ def hub(tmp_path_factory):
     assert CHP.exists(), f"configurable-http-proxy is not installed in {CHP.parent}: `make chp` (or `make test`) installs it"
     folder = tmp_path_factory.mktemp("hub")
     course = make_course_copy(ROOT, folder / "course")
-    for student in ("ada", "bob"):  # students of the gradebook (their tokens are not used)
-        token(course, student, "--create")
+    tokens = {student: token(course, student, "--create") for student in ("ada", "bob")}  # students of the gradebook
     port = free_port()
     (folder / "jupyterhub_config.py").write_text(hub_config(course, folder, port, free_port()), encoding="utf-8")
     hub = Hub(folder, port)
+    hub.tokens = tokens
     hub.start()
     yield hub
     hub.stop()
@@ -204,3 +204,12 @@ def test_a_forged_code_with_this_browsers_state_is_refused_by_the_hub(hub):
         state = parse_qs(urlsplit(start.headers["location"]).query)["state"][0]
         r = ada.get(f"{PREFIX}/oauth_callback", params={"code": "forged", "state": state})
         assert r.status_code == 403 and "did not take this login's code" in r.json()["detail"], r.text
+
+
+def test_a_token_still_works_beside_the_hub_login(hub):
+    with httpx.Client(base_url=hub.url, timeout=120, headers={"Authorization": f"Bearer {hub.tokens['bob']}"}) as bob:
+        r = bob.get(f"{PREFIX}/api/submissions")
+        assert r.status_code == 200 and {s["student"] for s in r.json()} <= {"bob"}, r.text
+    with httpx.Client(base_url=hub.url, timeout=120, headers={"Authorization": "Bearer not-a-token"}) as wrong:
+        r = wrong.get(f"{PREFIX}/api/submissions")
+        assert r.status_code == 401 and "not valid" in r.json()["detail"], r.text
