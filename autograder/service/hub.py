@@ -52,8 +52,8 @@ class HubLogin:
         """The service's path behind the hub's proxy, e.g. ``/services/grading/`` (ends with /)."""
         return self.auth.base_url
 
-    def login_path(self, next_path: str = "") -> str:
-        return f"{self.prefix}oauth_login" + (f"?next={next_path}" if next_path else "")
+    def login_path(self) -> str:
+        return f"{self.prefix}oauth_login"
 
     def caller(self, request: Request) -> store.Caller:
         """Who sent this request, by their hub cookie; refused (401) without one, 403 when the hub
@@ -110,4 +110,4 @@ class HubLogin:
 
 def _local(next_path: str, prefix: str) -> str:
     """Only a path of this service is a place to go after the login (no open redirect)."""
-    return next_path if next_path.startswith(prefix) and not next_path.startswith("//") else prefix
+    return next_path if next_path.startswith(prefix) else prefix

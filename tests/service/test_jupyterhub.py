@@ -213,3 +213,9 @@ def test_a_token_still_works_beside_the_hub_login(hub):
     with httpx.Client(base_url=hub.url, timeout=120, headers={"Authorization": "Bearer not-a-token"}) as wrong:
         r = wrong.get(f"{PREFIX}/api/submissions")
         assert r.status_code == 401 and "not valid" in r.json()["detail"], r.text
+
+
+def test_after_the_login_the_browser_goes_only_to_the_service(hub):
+    with closing(hub.login("ada")) as ada:
+        r = ada.get(f"{PREFIX}/oauth_login", params={"next": "https://elsewhere.example/steal"}, follow_redirects=True)
+        assert r.url.host == "127.0.0.1" and r.url.path == f"{PREFIX}/", (r.url, [str(h.url) for h in r.history])
