@@ -4,13 +4,14 @@ service with README's configuration, as written there, on a copy of chapter 1's 
 log in over HTTP, reach the service through the hub's proxy and OAuth, and never send a token."""
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
-from contextlib import closing
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -22,7 +23,7 @@ import pytest
 from tests.support import ROOT
 from tests.support.cheats import ASSIGNMENT
 from tests.support.coursecopy import make_course_copy
-from tests.support.service import free_port, token
+from tests.support.service import token
 from tests.support.studentwork import perfect_submission
 
 CHP = ROOT / ".venv" / "node" / "node_modules" / ".bin" / "configurable-http-proxy"
@@ -38,16 +39,26 @@ def readme_hub_config() -> str:
     return found.group(1)
 
 
-def hub_config(course: Path, folder: Path, port: int, service_port: int) -> str:
+def free_ports(n: int) -> list[int]:
+    """n distinct free ports (held open together while chosen: one at a time could repeat)."""
+    with contextlib.ExitStack() as held:
+        socks = [held.enter_context(socket.socket()) for _ in range(n)]
+        for s in socks:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in socks]
+
+
+def hub_config(course: Path, folder: Path, ports: list[int]) -> str:
     """README's configuration with this test's course and port, after the hub's own settings
     (where it listens, its database, the proxy, the DummyAuthenticator)."""
     readme, n1 = re.subn(r'^COURSE = ".*"', f"COURSE = {str(course)!r}", readme_hub_config(), flags=re.M)
+    port, hub_port, api_port, service_port = ports
     readme, n2 = re.subn(r"^SERVICE_PORT = \d+", f"SERVICE_PORT = {service_port}", readme, flags=re.M)
     assert n1 == n2 == 1, "README's configuration sets COURSE = \"...\" and SERVICE_PORT = NUMBER on lines of their own"
     return f"""
 c.JupyterHub.bind_url = "http://127.0.0.1:{port}"
-c.JupyterHub.hub_bind_url = "http://127.0.0.1:{free_port()}"
-c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{free_port()}"
+c.JupyterHub.hub_bind_url = "http://127.0.0.1:{hub_port}"
+c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{api_port}"
 c.ConfigurableHTTPProxy.command = [{str(CHP)!r}]
 c.JupyterHub.db_url = "sqlite:///{folder / 'jupyterhub.sqlite'}"
 c.JupyterHub.cookie_secret_file = {str(folder / 'cookie_secret')!r}
@@ -125,9 +136,9 @@ def hub(tmp_path_factory):
     folder = tmp_path_factory.mktemp("hub")
     course = make_course_copy(ROOT, folder / "course")
     tokens = {student: token(course, student, "--create") for student in ("ada", "bob")}  # students of the gradebook
-    port = free_port()
-    (folder / "jupyterhub_config.py").write_text(hub_config(course, folder, port, free_port()), encoding="utf-8")
-    hub = Hub(folder, port)
+    ports = free_ports(4)
+    (folder / "jupyterhub_config.py").write_text(hub_config(course, folder, ports), encoding="utf-8")
+    hub = Hub(folder, ports[0])
     hub.tokens = tokens
     hub.start()
     yield hub
@@ -159,7 +170,7 @@ def test_without_the_hub_login_the_service_answers_401_naming_it(hub):
 
 
 def test_hub_users_see_only_their_own_submissions_without_a_token(hub, notebook):
-    with closing(hub.login("ada")) as ada, closing(hub.login("bob")) as bob:
+    with contextlib.closing(hub.login("ada")) as ada, contextlib.closing(hub.login("bob")) as bob:
         ra, rb = _submit(ada, notebook), _submit(bob, notebook)
         assert ra.status_code == rb.status_code == 202, ra.text + rb.text
         adas, bobs = ada.get(f"{PREFIX}/api/submissions").json(), bob.get(f"{PREFIX}/api/submissions").json()
@@ -178,13 +189,14 @@ def test_hub_users_see_only_their_own_submissions_without_a_token(hub, notebook)
 
 
 def test_a_hub_user_who_is_not_a_student_is_refused(hub):
-    with closing(hub.login("zed")) as zed:
+    with contextlib.closing(hub.login("zed")) as zed:
         r = zed.get(f"{PREFIX}/api/submissions")
         assert r.status_code == 403 and "'zed' is not a student" in r.json()["detail"], r.text
 
 
 def test_the_instructors_group_and_hub_admins_get_the_report_students_do_not(hub):
-    with closing(hub.login("prof")) as prof, closing(hub.login("dean")) as dean, closing(hub.login("ada")) as ada:
+    with (contextlib.closing(hub.login("prof")) as prof, contextlib.closing(hub.login("dean")) as dean,
+          contextlib.closing(hub.login("ada")) as ada):
         for instructor in (prof, dean):  # prof: README's group 'instructors'; dean: a hub admin
             r = instructor.get(f"{PREFIX}/api/assignments/{ASSIGNMENT}/report")
             assert r.status_code == 200 and "students" in r.json(), r.text
@@ -192,13 +204,13 @@ def test_the_instructors_group_and_hub_admins_get_the_report_students_do_not(hub
 
 
 def test_a_callback_with_a_state_this_browser_did_not_start_is_refused(hub):
-    with closing(hub.login("ada")) as ada:
+    with contextlib.closing(hub.login("ada")) as ada:
         r = ada.get(f"{PREFIX}/oauth_callback", params={"code": "forged", "state": "forged"})
         assert r.status_code == 403 and "log in again" in r.json()["detail"], r.text
 
 
 def test_a_forged_code_with_this_browsers_state_is_refused_by_the_hub(hub):
-    with closing(hub.login("ada")) as ada:
+    with contextlib.closing(hub.login("ada")) as ada:
         start = ada.get(f"{PREFIX}/oauth_login")  # a new login: its state, in a cookie and in the redirect
         assert start.status_code == 302 and "/hub/api/oauth2/authorize" in start.headers["location"], start.headers
         state = parse_qs(urlsplit(start.headers["location"]).query)["state"][0]
@@ -216,6 +228,6 @@ def test_a_token_still_works_beside_the_hub_login(hub):
 
 
 def test_after_the_login_the_browser_goes_only_to_the_service(hub):
-    with closing(hub.login("ada")) as ada:
+    with contextlib.closing(hub.login("ada")) as ada:
         r = ada.get(f"{PREFIX}/oauth_login", params={"next": "https://elsewhere.example/steal"}, follow_redirects=True)
         assert r.url.host == "127.0.0.1" and r.url.path == f"{PREFIX}/", (r.url, [str(h.url) for h in r.history])
