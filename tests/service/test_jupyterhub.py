@@ -105,13 +105,19 @@ class Hub:
         raise AssertionError(f"the service never answered through the hub:\n{self.log.read_text()[-4000:]}")
 
     def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
             os.killpg(self.proc.pid, signal.SIGTERM)  # the hub stops its proxy and its services
             try:
                 self.proc.wait(timeout=90)
             except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(timeout=30)
+                pass
+        try:  # what is left of its process group (a proxy whose hub died while starting)
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.proc.wait(timeout=30)
 
     def login(self, user: str) -> httpx.Client:
         """A client logged in to the hub as ``user`` (the login form, with its _xsrf), then to the
@@ -140,9 +146,11 @@ def hub(tmp_path_factory):
     (folder / "jupyterhub_config.py").write_text(hub_config(course, folder, ports), encoding="utf-8")
     hub = Hub(folder, ports[0])
     hub.tokens = tokens
-    hub.start()
-    yield hub
-    hub.stop()
+    try:
+        hub.start()
+        yield hub
+    finally:
+        hub.stop()
 
 
 @pytest.fixture(scope="module")
