@@ -80,6 +80,18 @@ postgres:
 	@test -n "$(PG_INITDB)" || command -v initdb >/dev/null || { $(SUDO) apt-get update -qq && \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql; }
 
+# The JupyterHub test (tests/service/test_jupyterhub.py) runs the hub's own proxy,
+# configurable-http-proxy, from the npm registry: installed once, when missing, into
+# .venv/node (never globally; needs node and npm). The test finds it there.
+CHP_VERSION := 5.3.0
+CHP := $(VENV)/node/node_modules/.bin/configurable-http-proxy
+.PHONY: chp
+$(TESTTOOLS): | chp
+chp:
+	@test -x $(CHP) || { command -v npm >/dev/null || { $(SUDO) apt-get update -qq && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm; }; \
+	  npm install --silent --prefix $(VENV)/node configurable-http-proxy@$(CHP_VERSION); }
+
 # The browser tests drive Debian's Chromium through its chromedriver (selenium never
 # downloads a browser here), with a small CJK font so the Chinese of the glossary and the
 # chapters shows in the screenshots. Installed once, when missing; needs root (or sudo) and apt.

@@ -1,5 +1,6 @@
 """The HTTP API (FastAPI on uvicorn): submit a notebook, read its result, and the instructor's
-report. Every endpoint needs ``Authorization: Bearer TOKEN`` (``python -m autograder token``).
+report. Every endpoint needs ``Authorization: Bearer TOKEN`` (``python -m autograder token``), or,
+when JupyterHub runs the service, the hub's login (hub.py: its OAuth cookie names the caller).
 
     POST /api/assignments/{assignment}/submissions   multipart field ``notebook``: 202 {"id", "status": "queued"}
     GET  /api/submissions                            the caller's own submissions
@@ -37,6 +38,7 @@ class Settings:
     rate_window: float = 300.0  # ... in this many seconds (else 429)
     late_window: datetime.timedelta = datetime.timedelta(days=10)
     wake: object = None  # the worker's event: set when a submission is queued
+    hub: object = None  # hub.HubLogin when JupyterHub runs the service: its OAuth cookie identifies a caller
 
 
 class _TooLarge(Exception):
@@ -44,8 +46,11 @@ class _TooLarge(Exception):
 
 
 def create_app(settings: Settings) -> FastAPI:
-    app = FastAPI(title="Self-Attention course grading service", docs_url=None, redoc_url=None, openapi_url=None)
+    root_path = settings.hub.prefix.rstrip("/") if settings.hub else ""  # behind the hub's proxy: /services/NAME
+    app = FastAPI(title="Self-Attention course grading service", docs_url=None, redoc_url=None, openapi_url=None, root_path=root_path)
     app.state.settings = settings
+    if settings.hub:
+        settings.hub.install(app)
 
     @app.exception_handler(Refused)
     async def refused(request: Request, exc: Refused):
@@ -57,9 +62,12 @@ def create_app(settings: Settings) -> FastAPI:
 
 
 def caller(request: Request) -> store.Caller:
-    """Who sends this request (its Bearer token), or 401."""
+    """Who sends this request (its Bearer token; without one, the hub's login when the hub runs the service), or 401."""
     header = request.headers.get("authorization", "")
     scheme, _, token = header.partition(" ")
+    hub = request.app.state.settings.hub
+    if hub and not (scheme.lower() == "bearer" and token.strip()):
+        return hub.caller(request)
     if scheme.lower() != "bearer" or not token.strip():
         raise Refused(401, "no token: send 'Authorization: Bearer TOKEN' (your instructor gives you a token)",
                       {"WWW-Authenticate": "Bearer"})

@@ -38,6 +38,8 @@ def add_commands(sub) -> None:
     p.add_argument("--timeout", type=float, default=None, help="CPU seconds per cell (as grade --timeout)")
     p.add_argument("--memory", default=None, help="memory cap per submission (as grade --memory)")
     p.add_argument("--unsafe", action="store_true", help="grade WITHOUT a sandbox (only for trying the service out)")
+    p.add_argument("--hub-instructors", default="instructors", metavar="GROUP",
+                   help="run by JupyterHub: members of this hub group (and hub admins) are instructors (default instructors)")
     p.set_defaults(func=cmd_service)
 
 
@@ -85,6 +87,7 @@ def cmd_service(args) -> int:
     import uvicorn
 
     from ..isolation import SandboxUnavailable, limits_from_args, sandbox_problem
+    from . import hub
     from .app import Settings, create_app
     from .uploads import late_window_of
     from .worker import Worker
@@ -101,10 +104,12 @@ def cmd_service(args) -> int:
     late = datetime.timedelta(days=args.late_days) if args.late_days is not None else late_window_of(coursedir.config)
     settings = Settings(root=root, engine=engine, max_bytes=int(args.max_upload * 1024 * 1024), rate_limit=args.rate_limit,
                         rate_window=args.rate_window, late_window=late, wake=worker.wake,
+                        hub=hub.from_environment(engine, args.hub_instructors),
                         submitted=lambda s, a: Path(coursedir.format_path(coursedir.submitted_directory, s, a)))
     app = create_app(settings)
     worker.start()
-    print(f"service: grading {root} as worker {name!r}, on http://{args.host}:{args.port}/", flush=True)
+    where = f" (JupyterHub service at {settings.hub.prefix})" if settings.hub else ""
+    print(f"service: grading {root} as worker {name!r}, on http://{args.host}:{args.port}/{where}", flush=True)
     try:
         uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     finally:
