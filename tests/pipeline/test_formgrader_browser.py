@@ -304,6 +304,8 @@ def test_formgrader_generate_feedback_keeps_hidden_tests_hidden(course, server):
     for secret in ("BEGIN HIDDEN TESTS", "run_check(", "course.checks"):
         assert secret not in html, f"formgrader's feedback shows {secret!r}"
     assert 'href="#javascript:alert(document.domain)"' in html, "the student's link is shown, going nowhere"
+    assert "cdnjs.cloudflare.com/ajax/libs/mathjax" not in html and "MathJax.startup" in html, (
+        "formgrader's feedback page carries its MathJax (math offline), as `python -m autograder feedback`'s does")
     import html as html_lib
     import re
 
