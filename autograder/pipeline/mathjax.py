@@ -6,9 +6,10 @@ page script (which waits for MathJax 2's start-up signal) stops. Here the macro 
 by one of ours (``mathjax_templates/``, a Jinja loader tried before nbconvert's templates)
 with MathJax 3 as installed by ``sphinx-mathjax-offline`` (the book's offline MathJax):
 
-* **feedback pages** (:class:`FeedbackExporter`) travel alone (``nbgrader release_feedback`` copies the ``.html`` only),
-  so MathJax (``tex-svg.js``: TeX in, SVG out, no font files; about 2.1 MB) is embedded in
-  each page, which then typesets its math opened as a file;
+* **feedback pages** (:class:`FeedbackExporter`) travel alone (``nbgrader release_feedback``
+  copies the ``.html`` only), so MathJax (``tex-svg.js``: TeX in, SVG out, no font files;
+  2.1 MB, a page about 2.3 MB) is embedded in each page, which then typesets its math
+  opened as a file;
 * **formgrader's pages** load it from the Jupyter server itself (``<base_url>autograder/mathjax/``,
   a static handler added by the ``autograder.pipeline.formgrader`` extension): scripts from
   ``'self'``, allowed by the course's Content-Security-Policy, no eval, nothing leaves the
