@@ -7,9 +7,9 @@ by one of ours (``mathjax_templates/``, a Jinja loader tried before nbconvert's 
 with MathJax 3 as installed by ``sphinx-mathjax-offline`` (the book's offline MathJax):
 
 * **feedback pages** (:class:`FeedbackExporter`) travel alone (``nbgrader release_feedback``
-  copies the ``.html`` only), so MathJax (``tex-svg.js``: TeX in, SVG out, no font files;
-  2.1 MB, a page about 2.3 MB) is embedded in each page, which then typesets its math
-  opened as a file;
+  copies the ``.html`` only), so MathJax (``tex-svg-full.js``: TeX in with every TeX
+  extension, so none is fetched on demand; SVG out, no font files; 2.3 MB, a page about
+  2.5 MB) is embedded in each page, which then typesets its math opened as a file;
 * **formgrader's pages** load it from the Jupyter server itself (``<base_url>autograder/mathjax/``,
   a static handler added by the ``autograder.pipeline.formgrader`` extension): scripts from
   ``'self'``, allowed by the course's Content-Security-Policy, no eval, nothing leaves the
@@ -37,20 +37,20 @@ def mathjax_dir() -> Path:
     except PackageNotFoundError:
         raise RuntimeError("MathJax for offline math comes with sphinx-mathjax-offline, which is not installed: "
                            "pip install 'self-attention-course[grading]'") from None
-    if not (folder / "tex-svg.js").is_file():
-        raise RuntimeError(f"sphinx-mathjax-offline has no MathJax at {folder} (tex-svg.js missing)")
+    if not (folder / "tex-svg-full.js").is_file():
+        raise RuntimeError(f"sphinx-mathjax-offline has no MathJax at {folder} (tex-svg-full.js missing)")
     return folder
 
 
 @lru_cache(maxsize=1)
 def embedded_script() -> str:
-    """``tex-svg.js`` made safe to sit inside ``<script>...</script>``: no ``</script`` or
+    """``tex-svg-full.js`` made safe to sit inside ``<script>...</script>``: no ``</script`` or
     ``<!--`` that would end or confuse the script element. ``<\\/`` and ``<\\!`` mean ``</`` and
     ``<!`` in JavaScript strings and in regular expressions without the ``u`` flag, which is
-    where tex-svg.js has them (the browser test typesets with the result)."""
+    where tex-svg-full.js has them (the browser test typesets with the result)."""
     import re
 
-    text = (mathjax_dir() / "tex-svg.js").read_text(encoding="utf-8")
+    text = (mathjax_dir() / "tex-svg-full.js").read_text(encoding="utf-8")
     return re.sub(r"</(?=script)", r"<\\/", re.sub("<!--", r"<\\!--", text), flags=re.I)
 
 

@@ -34,3 +34,33 @@ def test_formgraders_macro_loads_files_this_server_serves():
         folder, name = src[len("/jupyter/autograder/"):].split("/", 1)
         base = {"mathjax": mathjax_dir(), "static": STATIC}[folder]
         assert (base / name).is_file(), f"{src}: the server has no {base / name}"
+
+
+def test_tex_extensions_typeset_offline_in_chromium(tmp_path):
+    """Formulas that need TeX extensions MathJax's smaller builds fetch on demand (\\cancel,
+    \\ce, \\color): a page opened as a file, network cut, typesets them without a request for
+    MathJax's files."""
+    import pytest
+
+    from tests.support.browserkit import Recorder, chromium_available, start_chromium, wait_for
+
+    if not chromium_available():
+        pytest.skip("Debian's chromium and chromium-driver are not installed (make test installs them)")
+    formulas = [r"$\cancel{x}$", r"$\ce{H2O}$", r"$\color{red}{y}$", r"$$\begin{aligned} a &= b \end{aligned}$$"]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(f) for f in formulas])
+    html, _ = FeedbackExporter(template_name="classic").from_notebook_node(nb)
+    page = tmp_path / "page.html"
+    page.write_text(html, encoding="utf-8")
+    driver = start_chromium()
+    try:
+        recorder = Recorder(driver)
+        driver.get(page.as_uri())
+        count = "document.querySelectorAll('mjx-container').length"
+        assert wait_for(driver, f"{count} >= {len(formulas)}", timeout=60), f"typeset: {driver.execute_script(f'return {count};')}"
+        assert driver.execute_script("return MathJax.startup.promise.then(() => document.querySelectorAll('mjx-merror').length);") == 0, (
+            "MathJax reported errors (an extension it could not load?)")
+        requests, _, _ = recorder.drain()
+        fetched = [u for u in requests if "mathjax" in u.lower() or "jsdelivr" in u]
+        assert not fetched, f"MathJax fetched files: {fetched}"
+    finally:
+        driver.quit()
