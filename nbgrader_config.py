@@ -72,14 +72,17 @@ c.FileNameCollectorPlugin.named_regexp = LMS_FILE_NAMES[os.environ.get("COURSE_L
 
 # Formgrader's buttons (autograder/pipeline/formgrader.py). "Generate Feedback" gives the
 # same pages as `python -m autograder feedback`: no hidden tests, no check machinery in
-# tracebacks, student markdown made inert. "Autograde" on the formgrader server (started
+# tracebacks, student markdown made inert, MathJax inside the page (its math typeset when
+# opened offline). "Autograde" on the formgrader server (started
 # with `jupyter lab --config=jupyter_server_config.py`, which sets AUTOGRADER_FORMGRADER)
 # refuses before touching anything and names the sandboxed command to run instead; plain
 # `nbgrader autograde` on the command line is unchanged.
 from autograder.pipeline.formgrader import HiddenTestsRemoved, SandboxedGradingOnly  # noqa: E402
+from autograder.pipeline.mathjax import FeedbackExporter  # noqa: E402
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor  # noqa: E402
 from nbgrader.preprocessors import GetGrades  # noqa: E402
 
 c.GenerateFeedback.preprocessors = [HiddenTestsRemoved, GetGrades, CSSHTMLHeaderPreprocessor]
+c.GenerateFeedback.exporter_class = FeedbackExporter  # MathJax inside the page: math offline
 if os.environ.get("AUTOGRADER_FORMGRADER") == "1":
     c.Autograde.exporter_class = SandboxedGradingOnly

@@ -13,10 +13,11 @@ is the second wall: on every ``/formgrader/`` page the browser runs
   ``id="notebook-container"``);
 * formgrader's own inline event handlers (``onclick="toggle_name(true);"``,
   ``onClick="createAssignmentModal();"``), by hash;
-* MathJax 2 from the folder the page loads it from (nbconvert's default: cdnjs), with
-  ``'unsafe-eval'`` for its configuration block (MathJax 2 evaluates it; formgrader's own
-  script stops without MathJax). eval is no way in for a student: it runs no inline
-  script, event handler or ``javascript:`` link.
+* MathJax: the course's pages load MathJax 3 from the server itself (``'self'``, see
+  ``autograder/pipeline/mathjax.py``), which needs no eval. Should a page load MathJax 2
+  from another site (nbconvert's default, cdnjs), its folder is allowed for its files and
+  fonts, with ``'unsafe-eval'`` for its configuration block (MathJax 2 evaluates it). eval
+  is no way in for a student: it runs no inline script, event handler or ``javascript:`` link.
 
 No ``'unsafe-inline'``: any other inline script, event handler or ``javascript:`` link
 (a navigation is checked like an inline script) is refused by the browser. No plugins,
@@ -104,11 +105,11 @@ def policy(html: bytes | None) -> str:
                 script.append(_sha256(body))
         if handler_hashes:
             script += ["'unsafe-hashes'", *handler_hashes]
-        # MathJax 2 (formgrader's math, and its page script needs it): its folder for its
-        # files and fonts, and eval for its configuration block. eval allows no inline
-        # script, event handler or javascript: link.
-        folders, mathjax = mathjax_sources(trusted)
-        script += folders + (["'unsafe-eval'"] if mathjax else [])
+        # MathJax from another site (nbconvert's default MathJax 2): its folder for its files
+        # and fonts, and eval for its configuration block. eval allows no inline script,
+        # event handler or javascript: link. Ours, from 'self', needs neither.
+        folders, _ = mathjax_sources(trusted)
+        script += folders + (["'unsafe-eval'"] if folders else [])
         fonts += folders
     return "; ".join([
         "default-src 'self'",

@@ -30,6 +30,7 @@ import nbformat
 from .cells import split_hidden
 from .coursedir import COURSE_ROOT, course_directory, nbgrader_resources
 from .execute import KEEP_MIME
+from .mathjax import FeedbackExporter
 from .sanitize import neutralize_html
 from .submission import other_notebooks
 
@@ -117,7 +118,6 @@ def _feedback_page(path: Path, dest: Path, coursedir, cfg, assignment: str, stud
     """One graded notebook as its feedback page (nbgrader's template and scores, hidden tests cut out),
     under each of its ``page_names``."""
     from jupyter_core.paths import jupyter_config_dir
-    from nbconvert import HTMLExporter
     from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
     from nbgrader.preprocessors import GetGrades
 
@@ -127,7 +127,7 @@ def _feedback_page(path: Path, dest: Path, coursedir, cfg, assignment: str, stud
     resources["config_dir"] = jupyter_config_dir()
     nb, resources = GetGrades(config=cfg).preprocess(nb, resources)
     nb, resources = CSSHTMLHeaderPreprocessor(config=cfg).preprocess(nb, resources)
-    html, _ = HTMLExporter(config=cfg).from_notebook_node(nb, resources=resources)
+    html, _ = FeedbackExporter(config=cfg).from_notebook_node(nb, resources=resources)
     dest.mkdir(parents=True, exist_ok=True)
     pages = [dest / f"{name}.html" for name in page_names(coursedir, assignment, student, path.stem)]
     for out in pages:

@@ -97,4 +97,7 @@ def _jupyter_server_extension_points():
 
 
 def _load_jupyter_server_extension(serverapp):
+    from .mathjax import serve
+
     serverapp.web_app.transforms.insert(0, PlainRefusal)
+    serve(serverapp)  # formgrader's pages typeset math with MathJax from this server (no CDN)

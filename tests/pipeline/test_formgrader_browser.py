@@ -13,6 +13,10 @@ Under the same policy formgrader's own buttons keep working: "Add new assignment
 inline onClick of formgrader's template) opens its dialog and saves, and the refused Autograde
 button shows the refusal and the command to run, not a Python traceback.
 
+Math is typeset with no network (the browser's is cut): formgrader's submission page loads
+MathJax from the Jupyter server under the policy, and a feedback page opened as a file
+carries its MathJax inside (``autograder/pipeline/mathjax.py``).
+
 Controls, so that the test can fail: the same clicks on a page of the same server that
 shows the student's answer *unsanitised* (no policy of ours) do run the script, and the
 watcher reports it.
@@ -35,7 +39,7 @@ import pytest
 
 from autograder.pipeline.markup import render_markdown, url_scheme
 from tests.support import ROOT
-from tests.support.browserkit import chromium_available, start_chromium, wait_for
+from tests.support.browserkit import Recorder, chromium_available, is_local, start_chromium, wait_for
 from tests.support.cheats import ASSIGNMENT, _set_answer
 from tests.support.coursecopy import make_course_copy, run
 from tests.support.studentwork import perfect_submission
@@ -52,14 +56,6 @@ ANSWER = (
     f'with <a href="jav&#x61;script:void(document.body.setAttribute(\'{MARK}\',\'html\'))">a note</a>.'
 )
 LINKS = ("derivation", "proof", "a note")
-# Formgrader's page script needs MathJax 2, which its template loads from a CDN; the browser
-# is offline, so this stand-in is defined before any script of each page (by DevTools, outside
-# any page policy); the CDN's script, which cannot load offline, would replace it.
-MATHJAX_STUB = """// MathJax 2 as far as formgrader's page script uses it (offline test stand-in)
-window.MathJax = {Hub: {Startup: {signal: {Interest: function () {}}}, Queue: function () {}, Config: function () {}}};
-"""
-
-
 @pytest.fixture(scope="module")
 def course(tmp_path_factory):
     """A course copy with the course's Jupyter configuration and one graded submission."""
@@ -115,8 +111,7 @@ def server(course):
 
 @pytest.fixture(scope="module")
 def browser():
-    driver = start_chromium()
-    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": MATHJAX_STUB})
+    driver = start_chromium()  # offline: formgrader's MathJax must come from the server itself
     yield driver
     driver.quit()
 
@@ -309,6 +304,8 @@ def test_formgrader_generate_feedback_keeps_hidden_tests_hidden(course, server):
     for secret in ("BEGIN HIDDEN TESTS", "run_check(", "course.checks"):
         assert secret not in html, f"formgrader's feedback shows {secret!r}"
     assert 'href="#javascript:alert(document.domain)"' in html, "the student's link is shown, going nowhere"
+    assert "cdnjs.cloudflare.com/ajax/libs/mathjax" not in html and "MathJax.startup" in html, (
+        "formgrader's feedback page carries its MathJax (math offline), as `python -m autograder feedback`'s does")
     import html as html_lib
     import re
 
@@ -374,4 +371,48 @@ def test_formgrader_add_new_assignment_works_under_the_policy(course, server, br
             names = [a.name for a in gb.assignments]
         time.sleep(0.3)
     assert "extra-practice" in names, f"the new assignment did not reach the gradebook: {names} {_csp_refusals(browser)}"
+    assert not _csp_refusals(browser), _csp_refusals(browser)
+
+
+TYPESET = "document.querySelectorAll('#notebook-container mjx-container').length"
+
+
+def _typeset_offline(browser, url: str, where: str) -> None:
+    """Open ``url`` (network cut): the notebook's math is typeset by MathJax 3, without errors,
+    and every request the page made stayed on this machine."""
+    recorder = Recorder(browser)
+    recorder.drain()
+    browser.get(url)
+    found = wait_for(browser, f"document.readyState === 'complete' && {TYPESET} > 0", timeout=90)
+    requests, console, failed = recorder.drain()
+    assert found, (f"{where}: no formula typeset (no mjx-container in the notebook): "
+                   f"MathJax is {browser.execute_script('return typeof MathJax;')}, "
+                   f"requests off the machine {[u for u in requests if not is_local(u)][:5]}, console {console[:3]}")
+    assert browser.execute_script(f"return {TYPESET};") >= 3, f"{where}: the notebook's formulas are not all typeset"
+    assert browser.execute_script("return document.querySelectorAll('mjx-merror').length;") == 0, f"{where}: MathJax errors"
+    refused = [m for m in console if "Content Security Policy" in m]
+    assert not refused, f"{where}: the policy refused: {refused[:3]}"
+    away = [u for u in requests if not is_local(u)]
+    assert not away, f"{where}: requests left the machine: {away[:5]}"
+    assert not failed, f"{where}: requests failed: {failed[:5]}"
+
+
+def test_feedback_page_typesets_math_offline(course, browser):
+    """The feedback page travels alone (release_feedback copies the .html): opened as a file
+    with no network, its MathJax (inside the page) typesets the notebook's formulas."""
+    page = course / "feedback" / STUDENT / ASSIGNMENT / f"{ASSIGNMENT}.html"
+    done = run([sys.executable, "-m", "autograder", "feedback", ASSIGNMENT, "--course-root", str(course)], course, timeout=600)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "cdnjs.cloudflare.com/ajax/libs/mathjax" not in page.read_text(encoding="utf-8"), "the page names the CDN's MathJax"
+    _typeset_offline(browser, page.as_uri(), "the feedback page")
+
+
+def test_formgrader_typesets_math_under_the_policy(course, server, browser):
+    """Formgrader's submission view, under the course's policy and with no network: MathJax
+    comes from the Jupyter server, typesets the notebook's formulas, and the policy refuses nothing."""
+    browser.get(f"{server['url']}formgrader?token={server['token']}")
+    assert wait_for(browser, "document.readyState === 'complete'", timeout=60)
+    browser.get_log("browser")
+    _typeset_offline(browser, f"{server['url']}formgrader/submissions/{_submission_id(course)}/", "formgrader's submission view")
+    assert wait_for(browser, "window.formgrader !== undefined && formgrader.loaded === true", timeout=60), "formgrader's page script stopped"
     assert not _csp_refusals(browser), _csp_refusals(browser)

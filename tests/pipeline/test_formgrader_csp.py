@@ -56,3 +56,13 @@ def test_mathjax_folder_and_no_hashes_without_the_page():
     assert "font-src 'self' data: https://cdnjs.cloudflare.com/ajax/libs/mathjax/2.7.7/" in csp
     assert _script_src(policy(b"")).split() == ["'self'", "'unsafe-hashes'", *formgrader_scripts()[1]], "no page, no inline script"
     assert "sha256" not in _script_src(policy(None)), "JSON and static files: scripts from the server only"
+
+
+def test_mathjax_from_the_server_needs_no_eval():
+    """The course's formgrader pages load MathJax 3 from the server itself (autograder/pipeline/mathjax.py):
+    'self' covers it and no 'unsafe-eval' is granted; MathJax 2 from a CDN still gets its eval."""
+    ours = _page(HEADER_SCRIPT, b"").replace(b"<head>", b'<head><script src="/autograder/mathjax/tex-svg.js"></script>')
+    assert "'unsafe-eval'" not in _script_src(policy(ours)), "MathJax 3 from 'self' needs no eval"
+    cdn = _page(HEADER_SCRIPT, b"").replace(
+        b"<head>", b'<head><script src="https://cdnjs.cloudflare.com/ajax/libs/mathjax/2.7.7/latest.js"></script>')
+    assert "'unsafe-eval'" in _script_src(policy(cdn)), "MathJax 2's configuration block is evaluated"
