@@ -50,15 +50,18 @@ class Job:
         return RunResult.not_run(self.problem_kind or Kind.GRADER_ERROR, self.problem)
 
 
+# nbgrader's default ``CourseDirectory.ignore`` (tests/pipeline/test_one_copy_routine.py compares
+# it with nbgrader's own), written out: a self-check on Colab runs without nbgrader installed.
+NBGRADER_DEFAULT_IGNORE = (".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback")
+
+
 def submission_ignore(coursedir=None) -> list[str]:
     """The one list of names left out of a submission's copy, for self-check, class grading and
     the service alike: the course's nbgrader ``CourseDirectory.ignore`` when there is a course,
     else nbgrader's default (checkpoints, ``__pycache__``, ``*.pyc``, ``feedback``)."""
     if coursedir is not None:
         return list(coursedir.ignore)
-    from nbgrader.coursedir import CourseDirectory
-
-    return list(CourseDirectory.class_traits()["ignore"].default())
+    return list(NBGRADER_DEFAULT_IGNORE)
 
 
 def copy_for_kernel(src: Path, dest: Path, assignment_dir: Path, limits, coursedir=None) -> tuple[dict[str, str], list[str]]:

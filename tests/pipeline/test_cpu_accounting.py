@@ -46,7 +46,8 @@ def _notebook(code: str):
 
 
 def _run(code: str, **runner) -> dict:
-    limits = Limits(cell_timeout=CELL_CPU, slowness=1.0, wall_factor=1000.0, interrupt_grace=2.0, notebook_timeout=600.0)
+    limits = Limits(cell_timeout=CELL_CPU, slowness=1.0, wall_factor=1000.0, interrupt_grace=2.0, notebook_timeout=600.0,
+                    student_processes=True)  # burners are processes: the sandbox behind the guard is what is tested
     with tempfile.TemporaryDirectory(prefix="cpu-") as tmp:
         Path(tmp).chmod(0o755)
         result = NotebookRunner(limits, **runner).run(_notebook(code), Path(tmp))

@@ -111,7 +111,7 @@ def test_a_killed_grader_loses_no_finished_student_and_resumes(tmp_path):
     finished = [n for n, m in zip(names, markers) if m.exists()]
     assert finished and len(finished) < len(names), finished
     left = _leftovers(proc.pid)
-    report = grade_assignment(ASSIGNMENT, course, jobs=1, limits=Limits(cell_timeout=60), log=lambda m: None)
+    report = grade_assignment(ASSIGNMENT, course, jobs=1, log=lambda m: None)  # the killed run's limits (a grade is kept under the same limits)
     assert not report.grader_errors, report.grader_errors
     got = {s.student: s for s in report.students}
     for n in names:

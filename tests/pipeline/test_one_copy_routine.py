@@ -39,3 +39,11 @@ def test_check_and_grade_give_a_helper_module_the_same_score(course, monkeypatch
                for s in ("fay", "hal")}
     assert checked == graded, f"check and grade scored the same folders differently: check {checked}, grade {graded}"
     assert checked["hal"] > checked["fay"], "a helper in helpers/ is copied and one in feedback/ is not"
+
+
+def test_the_ignore_list_without_a_course_is_nbgraders_default():
+    from nbgrader.coursedir import CourseDirectory
+
+    from autograder.pipeline.submission import submission_ignore
+
+    assert submission_ignore() == list(CourseDirectory.class_traits()["ignore"].default())
