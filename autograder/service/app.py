@@ -133,7 +133,7 @@ def _submission_routes(app: FastAPI, settings: Settings) -> None:
 
     @app.get("/", response_class=HTMLResponse)
     def student_page():
-        return pages.STUDENT_PAGE
+        return pages.student_page(*_page_paths(settings))
 
     @app.get("/favicon.ico")
     def favicon():
@@ -162,7 +162,12 @@ def _class_routes(app: FastAPI, settings: Settings) -> None:
 
     @app.get("/instructor/{assignment}", response_class=HTMLResponse)
     def instructor_page(assignment: str):
-        return pages.instructor_page(known(settings, assignment))
+        return pages.instructor_page(known(settings, assignment), *_page_paths(settings))
+
+
+def _page_paths(settings: Settings) -> tuple[str, str]:
+    """The pages' base path and login address: the hub's prefix and login behind JupyterHub."""
+    return (settings.hub.prefix, settings.hub.login_path()) if settings.hub else ("/", "")
 
 
 def _check_deadline(settings: Settings, assignment: str, student: str, when: datetime.datetime) -> None:

@@ -1,7 +1,9 @@
 """The service's two pages, self-contained (their script is served by the service: no CDN, they
 work offline). The token is typed once and kept in the browser's localStorage; every request
-sends it as ``Authorization: Bearer``. Text from the server is put in with ``textContent`` (a
-property message or a file name is never read as HTML)."""
+sends it as ``Authorization: Bearer``. Behind JupyterHub the pages need no token: every path is
+under the service's prefix (``data-base``), the hub's cookie goes with each request, and a
+browser without it is sent to the hub's login (``data-login``). Text from the server is put in
+with ``textContent`` (a property message or a file name is never read as HTML)."""
 from __future__ import annotations
 
 from html import escape
@@ -9,8 +11,12 @@ from html import escape
 _STYLE = """body{font-family:sans-serif;max-width:60em;margin:1em auto;padding:0 1em}table{border-collapse:collapse}
 td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left;vertical-align:top}.failed{color:#a00}.ok{color:#070}"""
 
-STUDENT_PAGE = f"""<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Submit a notebook</title>
-<style>{_STYLE}</style><script src="/static/service.js" defer></script></head><body>
+def student_page(base: str = "/", login: str = "") -> str:
+    """The student's page; ``base`` is the service's path (``/`` or the hub's prefix), ``login`` the
+    hub's login address (empty without a hub)."""
+    return f"""<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Submit a notebook</title>
+<style>{_STYLE}</style><script src="{escape(base)}static/service.js" defer></script></head>
+<body data-base="{escape(base)}" data-login="{escape(login)}">
 <h1>Submit a notebook</h1>
 <p><label>Your token: <input id="token" type="password" size="50" autocomplete="off"></label>
 <button id="save-token">Use this token</button></p>
@@ -22,10 +28,11 @@ STUDENT_PAGE = f"""<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><t
 </body></html>"""
 
 
-def instructor_page(assignment: str) -> str:
+def instructor_page(assignment: str, base: str = "/", login: str = "") -> str:
     a = escape(assignment)
     return f"""<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{a}: the class</title>
-<style>{_STYLE}</style><script src="/static/service.js" defer></script></head><body data-assignment="{a}">
+<style>{_STYLE}</style><script src="{escape(base)}static/service.js" defer></script></head>
+<body data-assignment="{a}" data-base="{escape(base)}" data-login="{escape(login)}">
 <h1>{a}: the class</h1>
 <p><label>Instructor token: <input id="token" type="password" size="50" autocomplete="off"></label>
 <button id="save-token">Use this token</button> <a id="csv" href="#">report as CSV</a></p>
@@ -41,7 +48,15 @@ _SCRIPT = r"""
 "use strict";
 const $ = (id) => document.getElementById(id);
 const token = () => localStorage.getItem("autograder-token") || "";
-const api = (path, opts = {}) => fetch(path, {...opts, headers: {...(opts.headers || {}), Authorization: "Bearer " + token()}});
+const base = () => document.body.dataset.base || "/";
+async function api(path, opts = {}) {
+  const headers = {...(opts.headers || {})};
+  if (token()) { headers.Authorization = "Bearer " + token(); }  // else the hub's cookie, behind JupyterHub
+  const r = await fetch(base() + path.replace(/^\//, ""), {...opts, headers});
+  const login = document.body.dataset.login;
+  if (r.status === 401 && login && !token()) { location.assign(login + "?next=" + encodeURIComponent(location.pathname)); }
+  return r;
+}
 function el(tag, text, cls) { const e = document.createElement(tag); if (text !== undefined) e.textContent = text; if (cls) e.className = cls; return e; }
 function table(head, rows) {
   const t = el("table"), tr = el("tr"); head.forEach((h) => tr.appendChild(el("th", h))); t.appendChild(tr);
@@ -101,7 +116,7 @@ async function loadReport(a) {
 document.addEventListener("DOMContentLoaded", () => {
   $("token").value = token();
   $("save-token").addEventListener("click", () => { localStorage.setItem("autograder-token", $("token").value.trim()); location.reload(); });
-  if (!token()) { return; }
+  if (!token() && !document.body.dataset.login) { return; }
   const a = document.body.dataset.assignment;
   if (a) { loadReport(a); } else { loadAssignments(); loadSubmissions(); }
 });

@@ -239,3 +239,16 @@ def test_after_the_login_the_browser_goes_only_to_the_service(hub):
     with contextlib.closing(hub.login("ada")) as ada:
         r = ada.get(f"{PREFIX}/oauth_login", params={"next": "https://elsewhere.example/steal"}, follow_redirects=True)
         assert r.url.host == "127.0.0.1" and r.url.path == f"{PREFIX}/", (r.url, [str(h.url) for h in r.history])
+
+
+def test_the_pages_work_behind_the_hub_without_a_token(hub):
+    """The student's page under the hub's prefix loads its script and calls the API there (the hub's
+    cookie, no token), and sends a browser that has no cookie to the hub's login."""
+    with contextlib.closing(hub.login("ada")) as ada:
+        page = ada.get(f"{PREFIX}/")
+        assert page.status_code == 200, page.text
+        assert f'src="{PREFIX}/static/service.js"' in page.text and f'data-base="{PREFIX}/"' in page.text, page.text[:600]
+        assert f'data-login="{PREFIX}/oauth_login"' in page.text
+        script = ada.get(f"{PREFIX}/static/service.js")
+        assert script.status_code == 200 and "base() + path" in script.text and "location.assign(login" in script.text
+        assert ada.get(f"{PREFIX}/api/assignments").status_code == 200  # what the page calls first, with the cookie alone
