@@ -162,20 +162,20 @@ def checks_for(assignment_prefix: str) -> list[Check]:
 
 
 def source_digest(names) -> str:
-    """A digest of the source the named checks run: every module loaded from their top-level
-    package (the checks modules and the helpers they share) with the Markdown contracts beside
-    them, and this checking framework. A grade kept from an earlier run is kept only while this
-    is the same (``classgrade``): a fixed check regrades without ``--force``."""
+    """A digest of the source the named checks run: every Python file and Markdown contract of
+    their top-level package as it is on disk (the checks modules and the helpers they share), and
+    this checking framework. Read from the files, never from what this process happens to have
+    imported, so every process computes the same digest. A grade kept from an earlier run is kept
+    only while this is the same (``classgrade``): a fixed check regrades without ``--force``."""
     import hashlib
-    import sys
+    import importlib
 
     load_all_checks()
     tops = {get_check(name).func.__module__.split(".")[0] for name in names}
     files = set(Path(__file__).parent.glob("*.py"))
-    for mod in list(sys.modules.values()):
-        path = Path(getattr(mod, "__file__", None) or "")
-        if str(getattr(mod, "__name__", "")).split(".")[0] in tops and path.suffix == ".py" and path.is_file():
-            files |= {path, *path.parent.glob("*.md")}
+    for top in sorted(tops):
+        folder = Path(importlib.import_module(top).__file__).parent
+        files |= {p for p in folder.rglob("*") if p.suffix in (".py", ".md") and "__pycache__" not in p.parts and p.is_file()}
     digest = hashlib.sha256()
     for path in sorted(files):
         digest.update(f"{path}\0".encode("utf-8", "replace") + path.read_bytes() + b"\0")

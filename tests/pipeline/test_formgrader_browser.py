@@ -205,7 +205,13 @@ def test_formgrader_works_and_student_links_are_inert(course, server, browser):
     full = next(float(c.metadata["nbgrader"]["points"]) for c in nbformat.read(str(ROOT / "solutions" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"), as_version=4).cells
                 if c.metadata.get("nbgrader", {}).get("grade_id") == "written_window")
     panel = browser.find_element(By.ID, "written_window").find_element(By.XPATH, "./ancestor::div[contains(@class,'panel')][1]")
-    panel.find_element(By.CSS_SELECTOR, ".full-credit").click()
+    button = panel.find_element(By.CSS_SELECTOR, ".full-credit")
+    # typeset math can move the page after it loads: bring the button to the middle, then click it
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(browser, 60).until(lambda d: button.is_displayed() and button.is_enabled())
+    button.click()
     assert wait_for(browser, f"parseFloat(document.getElementById('written_window').value) === {full:g}", timeout=30), (
         f"the full-credit button did nothing: {browser.find_element(By.ID, 'written_window').get_attribute('value')!r} "
         f"{[e['message'][:300] for e in browser.get_log('browser')]}")
