@@ -29,7 +29,7 @@ Rules for check authors, so both places stay possible:
 from __future__ import annotations
 
 from .compare import call_leaves_unchanged, expect_dtype, expect_equal, expect_tensor, expect_unchanged
-from .context import Context, LocalContext, course_device, describe, fresh_seed, run_body, run_check
+from .context import Context, LocalContext, course_device, describe, fresh_seed, run_body, run_check, untested_note
 from .failures import CheckFailure, NotAnswered, StudentCodeError, not_answered, untrusted
 from .forbidden import forbidden_calls_tripwire, forbidden_in_source
 from .registry import (CHECKS_PACKAGE, REGISTRY, Check, Clause, check, check_modules, checks_for, clauses, contract, contract_clauses, get_check,
@@ -39,5 +39,5 @@ __all__ = [
     "CHECKS_PACKAGE", "REGISTRY", "Check", "CheckFailure", "Clause", "Context", "LocalContext", "NotAnswered", "StudentCodeError",
     "call_leaves_unchanged", "check", "check_modules", "checks_for", "clauses", "contract", "contract_clauses", "course_device", "describe",
     "expect_dtype", "expect_equal", "expect_tensor", "expect_unchanged", "forbidden_calls_tripwire", "forbidden_in_source",
-    "fresh_seed", "get_check", "load_all_checks", "not_answered", "run_body", "run_check", "untrusted",
+    "fresh_seed", "get_check", "load_all_checks", "not_answered", "run_body", "run_check", "untested_note", "untrusted",
 ]

@@ -14,7 +14,7 @@ import torch
 
 from course.device_rule import pick_device
 
-from ..isolation import Recorder
+from ..isolation import DeviceWatch, Recorder
 from .failures import CheckFailure, NotAnswered, StudentCodeError, not_answered, untrusted
 from .forbidden import forbidden_calls_tripwire, forbidden_in_source
 from .registry import Check, get_check
@@ -59,6 +59,10 @@ class Context:
         self.device = course_device() if device is None else device
         self.gen = torch.Generator().manual_seed(self.seed)
         self.largest_created: int | None = None
+        self.watch_devices: str | None = None  # while probing: the stand-in device whose mix with the CPU is watched
+        self.mixed_devices = ""  # what the last watched call mixed ("" when nothing)
+        # check name -> "stand-in" | "inconclusive": device clauses this grader (no GPU) could not test for real
+        self.untested: dict[str, str] = {}
 
     # ---- random inputs (drawn on the CPU generator, then moved: reproducible on any device)
     def randn(self, *shape: int, dtype: torch.dtype = torch.float32, scale: float = 1.0) -> torch.Tensor:
@@ -140,6 +144,7 @@ class Context:
         margs, mkwargs = [meta(a) for a in args], {k: meta(v) for k, v in kwargs.items()}
         inputs = ", ".join(describe(a) for a in margs)
         advice = "create new tensors on the input's device (`device=x.device`, `torch.zeros_like(x)`) and do not move results"
+        self.watch_devices, self.mixed_devices = "meta", ""
         try:
             got = self._call_quietly(name, *margs, **mkwargs)
         except StudentCodeError as exc:
@@ -151,14 +156,28 @@ class Context:
             if _MIXED_DEVICES.search(str(exc)):
                 self.fail(prop, f"`{name}` mixes a tensor of its own on the CPU with inputs on another device "
                           f"(here `meta`, standing in for a GPU): {advice}", inputs)
-            return None
+            return self._not_tested("inconclusive")
         except NotAnswered:  # an operator without a meta kernel
-            return None
+            return self._not_tested("inconclusive")
+        finally:
+            self.watch_devices = None
+        if self.mixed_devices:  # the meta kernels accept it; a GPU does not (recorder.DeviceWatch)
+            self.fail(prop, f"`{name}` computes {self.mixed_devices}: on a GPU that raises \"Expected all tensors to be "
+                      f"on the same device\" (here `meta` stands in for a GPU): {advice}", inputs)
         bad = [t for t in _tensors_in(got) if t.device.type != "meta"]
         if bad:
             self.fail(prop, f"`{name}` returned a tensor on {bad[0].device.type} for inputs on another device "
                       f"(here `meta`, standing in for a GPU): {advice}", inputs)
+        self._not_tested("stand-in")
         return got
+
+    def _not_tested(self, why: str) -> None:
+        """On a grader without a GPU, the device clause passed the ``meta`` stand-in only (a function can
+        ask whether its input is a meta tensor) or could not run on it: reported, not passed silently
+        (``untested_note``). With a GPU, the check's own call already ran on it."""
+        if self.device.type == "cpu" and self.untested.get(self.check.name) != "inconclusive":
+            self.untested[self.check.name] = why
+        return None
 
     def _call_quietly(self, name: str, *args, **kwargs):
         """``call`` for a probe (subclasses may relax what counts as a failure)."""
@@ -204,9 +223,10 @@ class LocalContext(Context):
 
     def _invoke(self, fn, args, kwargs, label):
         record = Recorder() if self.check.forbidden else contextlib.nullcontext()
+        watch = DeviceWatch(self.watch_devices) if self.watch_devices else contextlib.nullcontext()
         with forbidden_calls_tripwire(self.check.forbidden) as hits:
             try:
-                with record:
+                with record, watch:
                     result = fn(*args, **kwargs)
             except NotImplementedError:
                 raise not_answered(label, self.check.name) from None
@@ -219,9 +239,16 @@ class LocalContext(Context):
                 ) from exc
             finally:
                 self._after_record(record, hits)
+                self._after_watch(watch)
         if hits:
             self.fail_forbidden(f"{label} called", hits[0])
         return result
+
+    def _after_watch(self, watch) -> None:
+        if isinstance(watch, DeviceWatch):
+            if watch.removed:
+                raise untrusted(watch.removed, self.check.name)
+            self.mixed_devices = watch.mixed
 
     def _after_record(self, record, hits: list) -> None:
         """Merge what the recorder saw (routines reached by any name) into the tripwire's hits."""
@@ -282,6 +309,20 @@ class LocalContext(Context):
 
 
 # --------------------------------------------------------------------------- entry point
+def untested_note(untested: dict[str, str]) -> str:
+    """One line for a notebook's report: the device clauses a grader without a GPU did not test."""
+    stand_in = sorted(c for c, why in untested.items() if why == "stand-in")
+    nothing = sorted(c for c, why in untested.items() if why == "inconclusive")
+    parts = []
+    if stand_in:
+        parts.append(f"{', '.join(stand_in)} passed with PyTorch's `meta` device standing in for a GPU "
+                     "(a function can tell the two apart)")
+    if nothing:
+        parts.append(f"{', '.join(nothing)} could not be probed (the function uses an operation the `meta` device "
+                     "cannot run, such as `.item()`)")
+    return "device clauses not tested on a GPU (this grader has none): " + "; ".join(parts) if parts else ""
+
+
 def run_check(name: str, namespace: dict, seed: int | None = None) -> None:
     """Run one hidden check against the student's definitions in ``namespace``.
 

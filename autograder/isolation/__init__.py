@@ -31,12 +31,12 @@ from .bwrap import SandboxUnavailable, sandbox_problem
 from .kernel import Kernel, KernelError, KernelTimeout
 from .leftovers import clean_leftovers, scratch_prefix
 from .limits import GiB, MiB, Limits, limits_from_args, machine_slowness, parse_size
-from .recorder import Recorder, resolve_owner
+from .recorder import DeviceWatch, Recorder, resolve_owner
 from .warmpool import WarmKernel, ZygoteError, adopt_shared, shutdown, start_shared_zygote, warm_available
 
 __all__ = [
     "GiB", "MiB", "Kernel", "KernelError", "KernelTimeout", "Limits", "SandboxUnavailable",
-    "limits_from_args", "machine_slowness", "make_kernel", "parse_size", "Recorder", "resolve_owner", "clean_leftovers", "scratch_prefix", "sandbox_problem", "shutdown", "wire",
+    "limits_from_args", "machine_slowness", "make_kernel", "parse_size", "DeviceWatch", "Recorder", "resolve_owner", "clean_leftovers", "scratch_prefix", "sandbox_problem", "shutdown", "wire",
     "ZygoteError", "adopt_shared", "start_shared_zygote", "warm_available",
 ]
 

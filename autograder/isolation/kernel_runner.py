@@ -400,11 +400,13 @@ def op_call(req: dict) -> dict:
     wanted = [w for w in req.get("forbidden", []) if type(w) is str]
     # with forbidden routines, the call runs under the recorder: what it reaches, by any name
     record = recorder.Recorder() if wanted else None
+    # a device probe: which operator, if any, mixes the stand-in device with CPU tensors
+    watch = recorder.DeviceWatch(req["devices"]) if req.get("devices") in ("meta",) else None
     sys.audit("autograder.guard", req.get("id"), tuple(wanted))  # the call's forbidden routines stay refused
     try:
         with torch.set_grad_enabled(bool(req.get("grad", True))):
             with TRIPWIRE:
-                with record or _NoRecord():
+                with record or _NoRecord(), watch or _NoRecord():
                     with StudentCode():
                         value = fn(*args, **kwargs)
         reply = {"status": "ok", "value": encode_value(value)}
@@ -420,6 +422,10 @@ def op_call(req: dict) -> dict:
         if record.removed:
             reply["tampered"] = record.removed
         reply["largest"] = record.largest
+    if watch is not None:
+        reply["mixed"] = watch.mixed
+        if watch.removed:
+            reply["tampered"] = watch.removed
     reply["forbidden"] = hits
     mutated = []
     for key, pre in before.items():

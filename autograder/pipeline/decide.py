@@ -158,8 +158,12 @@ class RemoteContext(Context):
             "grad": torch.is_grad_enabled(),
             **fields,
         }
+        if self.watch_devices:
+            message["devices"] = self.watch_devices
         reply = self.session.request(message)
         self._guarded(reply, label)
+        mixed = reply.get("mixed") if self.watch_devices else None
+        self.mixed_devices = student_text(mixed) if type(mixed) is str else ""
         largest = reply.get("largest")
         self.largest_created = largest if type(largest) is int else None
         status = reply.get("status")
@@ -340,8 +344,9 @@ def _update_in_place(orig, new) -> None:
 
 
 # --------------------------------------------------------------------------- entry point
-def run_remote_check(name: str, session: Session, seed: int | None = None) -> None:
-    """``run_check`` for a sandboxed kernel: raises ``CheckFailure`` on a wrong answer."""
+def run_remote_check(name: str, session: Session, seed: int | None = None) -> dict[str, str]:
+    """``run_check`` for a sandboxed kernel: raises ``CheckFailure`` on a wrong answer; returns the
+    device clauses it could not test for real (``Context.untested``: no GPU here)."""
     chk = get_check(name)
     ctx = RemoteContext(chk, session, seed=seed)
     if session.source.unreadable:
@@ -364,3 +369,4 @@ def run_remote_check(name: str, session: Session, seed: int | None = None) -> No
             session.release()
         except KernelError:
             pass
+    return ctx.untested

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import nbformat
 
-from ..checking import CheckFailure, get_check
+from ..checking import CheckFailure, get_check, untested_note
 from ..isolation import KernelError, KernelTimeout, Limits, make_kernel
 from .cells import is_protected, is_test_cell, nbgrader_meta, split_test_cell
 from .decide import Session, run_remote_check
@@ -121,6 +121,8 @@ class NotebookRunner:
         result = run.result
         result.notebook = nbformat.writes(nb)
         result.notes.extend(run.budget.notes)
+        if untested_note(run.untested):
+            result.notes.append(untested_note(run.untested))
         result.seconds = time.monotonic() - start
         return result
 
@@ -132,6 +134,7 @@ class _Run:
         self.limits, self.caps, self.kernel, self.session = runner.limits, runner.caps, kernel, session
         self.budget = _Budget(runner.caps)
         self.result = RunResult()
+        self.untested: dict[str, str] = {}  # device clauses no GPU here could test (Context.untested)
         self.stopped = ""  # why no further cell runs
 
     def start(self) -> None:
@@ -183,7 +186,7 @@ class _Run:
             return error, Kind.FAILED if error["ename"] == "AssertionError" else Kind.ERROR
         for name in step.checks or []:
             try:
-                run_remote_check(name, self.session)
+                self.untested.update(run_remote_check(name, self.session))
             except CheckFailure as exc:
                 msg = clean_text(str(exc)[: self.caps.message])
                 return {"ename": "CheckFailure", "evalue": msg, "traceback": [f"CheckFailure: {msg}"]}, Kind(exc.kind)

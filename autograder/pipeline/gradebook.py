@@ -5,7 +5,9 @@ student's scores are read back from it (``read_scores``), so the report shows wh
 the caller's: a grading run opens it once."""
 from __future__ import annotations
 
+import contextlib
 import copy
+import fcntl
 import subprocess
 import sys
 import tempfile
@@ -23,7 +25,28 @@ from .score import StudentResult, failure_reason
 
 def sync_gradebook(gb, assignment: str, root: Path, instructor, log=print):
     """Make sure the gradebook ``gb`` holds the assignment's cells as ``instructor`` (solutions/)
-    has them now; return the released (student) notebook: exercises/ if it is there, else a fresh one."""
+    has them now; return the released (student) notebook: exercises/ if it is there, else a fresh one.
+    Grading processes sharing the gradebook (two services on one PostgreSQL server, two ``grade``
+    commands) take turns (``sync_lock``), and one that waited finds the work done."""
+    released = release_path(assignment, root)
+    with sync_lock(gb, root):
+        if _cells_current(gb, assignment, instructor) and released.is_file():
+            return read(released)
+        log(f"updating the gradebook for {assignment} (nbgrader generate_assignment)")
+        with tempfile.TemporaryDirectory(prefix=scratch_prefix("release")) as tmp:
+            done = subprocess.run(
+                [sys.executable, "-m", "nbgrader", "generate_assignment", assignment, "--force", "--log-level=ERROR",
+                 f"--CourseDirectory.release_directory={tmp}", f"--CourseDirectory.root={Path(root).resolve()}"],
+                cwd=str(root), capture_output=True, text=True,
+            )
+            if done.returncode:
+                raise RuntimeError(f"nbgrader generate_assignment {assignment} failed:\n{done.stderr[-2000:]}")
+            fresh = Path(tmp) / assignment / f"{assignment}.ipynb"
+            return read(released) if released.is_file() else read(fresh)
+
+
+def _cells_current(gb, assignment: str, instructor) -> bool:
+    """Whether the gradebook holds the instructor notebook's read-only and test cells and points."""
     from nbgrader.api import MissingEntry
 
     metas = [nbgrader_meta(c) for c in instructor.cells]
@@ -34,24 +57,38 @@ def sync_gradebook(gb, assignment: str, root: Path, instructor, log=print):
         nb = gb.find_notebook(assignment, assignment)
         have = {c.name: c.source for c in nb.source_cells}
         have_points = {c.name: float(c.max_score) for c in nb.grade_cells}
-        up_to_date = all(have.get(k) == v for k, v in locked.items()) and have_points == points
+        current = all(have.get(k) == v for k, v in locked.items()) and have_points == points
     except MissingEntry:
-        up_to_date = False
+        current = False
     gb.db.commit()  # nothing of ours held open while nbgrader writes the gradebook
-    released = release_path(assignment, root)
-    if up_to_date and released.is_file():
-        return read(released)
-    log(f"updating the gradebook for {assignment} (nbgrader generate_assignment)")
-    with tempfile.TemporaryDirectory(prefix=scratch_prefix("release")) as tmp:
-        done = subprocess.run(
-            [sys.executable, "-m", "nbgrader", "generate_assignment", assignment, "--force", "--log-level=ERROR",
-             f"--CourseDirectory.release_directory={tmp}", f"--CourseDirectory.root={Path(root).resolve()}"],
-            cwd=str(root), capture_output=True, text=True,
-        )
-        if done.returncode:
-            raise RuntimeError(f"nbgrader generate_assignment {assignment} failed:\n{done.stderr[-2000:]}")
-        fresh = Path(tmp) / assignment / f"{assignment}.ipynb"
-        return read(released) if released.is_file() else read(fresh)
+    return current
+
+
+SYNC_LOCK_FILE = ".autograder-gradebook.lock"
+_SYNC_LOCK_KEY = 0x6167_7362  # PostgreSQL advisory lock id of this step ("agsb")
+
+
+@contextlib.contextmanager
+def sync_lock(gb, root: Path):
+    """Held while one process checks and rewrites the gradebook's cells: a lock on a file of the
+    course folder (processes of one machine) and, on PostgreSQL, an advisory lock of the server
+    (processes of several machines sharing the course), so that two of them never run nbgrader's
+    ``generate_assignment`` on one gradebook at once (both would insert the new assignment)."""
+    with open(Path(root) / SYNC_LOCK_FILE, "a+b") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            engine = gb.db.get_bind()
+            if engine.dialect.name != "postgresql":
+                yield
+                return
+            with engine.connect() as conn:
+                conn.exec_driver_sql(f"SELECT pg_advisory_lock({_SYNC_LOCK_KEY})")
+                try:
+                    yield
+                finally:
+                    conn.exec_driver_sql(f"SELECT pg_advisory_unlock({_SYNC_LOCK_KEY})")
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def written_answers(path: Path) -> dict[str, tuple[str, float]]:

@@ -1,13 +1,12 @@
 """Device-only wrong answers (issue 25): right on the CPU, wrong on a GPU. A table precomputed on the CPU, or an
 identity built on the CPU, used through matmul or einsum: on a GPU the CPU operand meets a CUDA input and
-raises; torch's ``meta`` kernels accept the mix (``(N, N) cpu @ (B, N, C) meta`` is a meta tensor), so the
-meta-device probe of ``autograder.checking`` (``Context.probe_device``) passes them on a CPU-only grader.
+raises. torch's ``meta`` kernels accept the mix (``(N, N) cpu @ (B, N, C) meta`` is a meta tensor), so the
+meta-device probe (``Context.probe_device``) also watches the operators the call reaches
+(``isolation.DeviceWatch``) and fails one that takes a CPU tensor of more than one value beside a meta one.
 
-Each answer in ``tests/course/device_only/<assignment>/`` names the device clause it breaks. With a GPU
-the checks run on it and the answer must fail that clause. On a CPU-only machine the clause must not be
-passed: failed by a probe that sees the CPU operand, or reported as not tested. Today's probe does
-neither, so on the CPU the test is an expected failure, strict: a probe that catches them (the trusted
-side's work, issue 25 item 1) turns it red, and then these answers move to ``tests/course/mutants/``."""
+The answers are mutants (``tests/course/mutants/``, so every mutant test runs them too); here, each one
+fails the device clause it names, on the CPU as on a GPU, and passes every other clause of its function:
+the device is its only bug. The probe through the sandboxed kernel: ``tests/pipeline/test_device_probe.py``."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -22,14 +21,12 @@ from course.checks import clauses, run_check
 from tests.course.test_clauses import breaks
 from tests.support import ROOT
 
-DEVICE_ONLY = Path(__file__).resolve().parent / "device_only"
-CASES = sorted(DEVICE_ONLY.glob("*/*.py"))
-ON_GPU = torch.cuda.is_available()
+MUTANTS = Path(__file__).resolve().parent / "mutants"
+CASES = [MUTANTS / "07-positional-encoding" / "apply_rope__cpu_identity_rotate_half.py",
+         MUTANTS / "08-cnn-rnn" / "conv1d_via_attention__cpu_shifts_batched_matmul.py"]
 
 
 @pytest.mark.parametrize("answer", CASES, ids=[f"{p.parent.name.split('-')[0]}/{p.stem}" for p in CASES])
-@pytest.mark.xfail(not ON_GPU, strict=True, reason="the meta probe accepts a CPU operand of matmul/einsum; needs a probe that sees it, "
-                   "or the device clause reported as not tested (issue 25 item 1)")
 def test_device_only_answer_does_not_pass_its_device_clause(answer):
     assignment = answer.parent.name
     prefix = assignment.split("-", 1)[0]
@@ -46,6 +43,7 @@ def test_device_only_answer_does_not_pass_its_device_clause(answer):
         except CheckFailure as exc:
             failed.append(str(exc))
     assert failed, f"{answer.name} passes {clause_id} although it mixes devices on a GPU"
+    assert any("on the same device" in f and "with a tensor on the CPU" in f for f in failed) or torch.cuda.is_available(), failed
 
 
 @pytest.mark.parametrize("answer", CASES, ids=[f"{p.parent.name.split('-')[0]}/{p.stem}" for p in CASES])

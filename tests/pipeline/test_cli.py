@@ -86,3 +86,26 @@ def test_check_judges_the_notebook_not_unrelated_files_next_to_it(tmp_path):
     nbformat.write(nb, str(path))
     done = _check(path)
     assert done.returncode != 0 and "scratch_helper.py" in done.stdout, done.stdout + done.stderr
+
+
+def test_check_says_which_device_clauses_it_could_not_test_on_a_gpu(tmp_path):
+    """Without a GPU, every device clause a perfect notebook passes on the `meta` stand-in is named as not
+    tested on a GPU (a function can tell the stand-in apart); with one, no such note."""
+    import inspect
+
+    import torch
+
+    from autograder.checking import checks_for
+
+    assignment = "04-queries-keys-values"
+    path = tmp_path / f"{assignment}.ipynb"
+    nbformat.write(perfect_submission(assignment, ROOT), str(path))
+    done = _check(path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    note = next((l for l in done.stdout.splitlines() if "device clauses not tested on a GPU" in l), "")
+    probed = [c.name for c in checks_for("04") if "probe_device" in inspect.getsource(c.func)]
+    assert probed, "04's checks probe devices"
+    if torch.cuda.is_available():
+        assert not note, note
+    else:
+        assert note and all(name in note for name in probed), (probed, done.stdout)

@@ -2,13 +2,16 @@
 function with ``meta`` tensors (a stand-in for a GPU) and fails a result left on another
 device; an operation with no ``meta`` kernel makes the probe inconclusive, never a failure.
 Run in this process (plain nbgrader, self-check) and through a sandboxed kernel (``grade``),
-with the wire carrying meta tensors as shape, strides and dtype only."""
+with the wire carrying meta tensors as shape, strides and dtype only. A CPU tensor of its own used with
+the input in an operator (``torch.eye(n) @ x``) fails too, although the meta kernels accept it: the
+probe watches the operators' devices (``isolation.DeviceWatch``); what a GPU accepts (a 0-dimensional
+CPU scalar, CPU indices, a CPU tensor copied in) does not."""
 from __future__ import annotations
 
 import pytest
 import torch
 
-from autograder.checking import Check, CheckFailure, LocalContext
+from autograder.checking import Check, CheckFailure, LocalContext, untested_note
 from autograder.isolation import Kernel, Limits, sandbox_problem, wire
 from autograder.pipeline.decide import RemoteContext, Session
 from autograder.pipeline.scan import StudentSource
@@ -20,8 +23,19 @@ ANSWERS = {
     "tuple_one_cpu": "def f(x, w):\n    return x @ w, torch.ones(3)\n",
     "data_dependent": "def f(x, w):\n    s = float((x @ w).abs().max().item())\n    return (x @ w) / (s + 1)\n",
     "unanswered": "def f(x, w):\n    raise NotImplementedError\n",
+    # a CPU table through matmul: the meta kernels accept it, a GPU raises (the probe's DeviceWatch sees it)
+    "cpu_matmul": "def f(x, w):\n    return torch.eye(x.shape[-2]) @ (x @ w)\n",
+    "cpu_einsum": "def f(x, w):\n    return torch.einsum('ij,jk->ik', torch.ones(x.shape[-2], x.shape[-2]), x @ w)\n",
+    # what a GPU accepts beside its own tensors: a 0-dimensional CPU tensor, CPU indices, a CPU tensor copied in
+    # a device bug hidden from the stand-in: it passes, and is reported as not tested on a GPU
+    "asks_meta": "def f(x, w):\n    y = x @ w\n    return y if y.is_meta else y.cpu()\n",
+    "cpu_scalar_index_copy": ("def f(x, w):\n    y = (x @ w) * torch.tensor(2.0)\n    y = y[torch.arange(y.shape[0])]\n"
+                              "    y[0] = torch.zeros(y.shape[-1])\n    return y\n"),
 }
-VERDICTS = {"keeps": "meta", "to_cpu": "fail", "new_on_cpu": "fail", "tuple_one_cpu": "fail", "data_dependent": "inconclusive", "unanswered": "not implemented"}
+VERDICTS = {"keeps": "meta", "to_cpu": "fail", "new_on_cpu": "fail", "tuple_one_cpu": "fail", "data_dependent": "inconclusive",
+            "unanswered": "not implemented", "cpu_matmul": "fail", "cpu_einsum": "fail", "cpu_scalar_index_copy": "meta", "asks_meta": "meta"}
+# what the context reports as not tested for real (no GPU here): every probe that did not fail
+UNTESTED = {"meta": {"00.f.device": "stand-in"}, "inconclusive": {"00.f.device": "inconclusive"}}
 
 
 def _probe(ctx):
@@ -52,7 +66,9 @@ def test_probe_in_process(answer):
     namespace = {"torch": torch}
     exec(ANSWERS[answer], namespace)
     ctx = LocalContext(CHECK, namespace, seed=1, device=torch.device("cpu"))
-    assert _verdict(lambda: _probe(ctx)) == VERDICTS[answer]
+    verdict = _verdict(lambda: _probe(ctx))
+    assert verdict == VERDICTS[answer]
+    assert ctx.untested == UNTESTED.get(verdict, {}), ctx.untested
 
 
 def test_meta_tensors_cross_the_wire_without_data():
@@ -83,4 +99,14 @@ def test_probe_through_the_sandbox(kernel, answer):
     session.deadline = float("inf")
     ctx = RemoteContext(CHECK, session, seed=1)
     ctx.device = torch.device("cpu")
-    assert _verdict(lambda: _probe(ctx)) == VERDICTS[answer]
+    verdict = _verdict(lambda: _probe(ctx))
+    assert verdict == VERDICTS[answer]
+    assert ctx.untested == UNTESTED.get(verdict, {}), ctx.untested
+
+
+def test_the_untested_note_names_each_clause_and_why():
+    note = untested_note({"07.apply_rope.device": "stand-in", "03.softmax.device": "stand-in", "08.f.device": "inconclusive"})
+    assert note.startswith("device clauses not tested on a GPU (this grader has none): ")
+    assert "03.softmax.device, 07.apply_rope.device passed with PyTorch's `meta` device standing in for a GPU" in note
+    assert "08.f.device could not be probed" in note
+    assert untested_note({}) == ""

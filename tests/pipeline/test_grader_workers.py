@@ -64,9 +64,15 @@ def test_a_grader_budget_fails_only_its_student(tmp_path):
                 return False
         return False
 
-    def watch() -> None:  # the warm zygotes' scratch folders, named by the process that made each
+    def made_by_us() -> set[str]:  # the warm zygotes' scratch folders, named by the process that made each
+        return {p.name for p in Path(tempfile.gettempdir()).glob("autograder-zygote-*") if ours(p.name)}
+
+    # a zygote an earlier test of this process started (and keeps, until the process ends) is not this run's
+    before = made_by_us()
+
+    def watch() -> None:
         while running[0]:
-            zygotes.update(p.name for p in Path(tempfile.gettempdir()).glob("autograder-zygote-*") if ours(p.name))
+            zygotes.update(made_by_us() - before)
             time.sleep(0.05)
 
     import threading

@@ -1,5 +1,7 @@
 """Two service processes on one PostgreSQL gradebook (a real server, a throwaway cluster): every
-submission is graded once, by one of them, and nbgrader's export reads the same scores."""
+submission is graded once, by one of them, and nbgrader's export reads the same scores. (Both
+services' first batches open the fresh gradebook at once: they take turns writing its cells,
+``gradebook.sync_lock``, tested on its own in tests/pipeline/test_gradebook_sync.py.)"""
 from __future__ import annotations
 
 import csv
@@ -48,7 +50,7 @@ def test_two_services_on_one_postgres_grade_each_submission_once(tmp_path):
             rows = conn.execute(sa.text("SELECT student, status, attempts, claimed_by FROM autograder_submissions")).mappings().all()
         engine.dispose()
         assert sorted(r["student"] for r in rows) == sorted(STUDENTS)
-        assert all(r["status"] == "graded" and r["attempts"] == 1 for r in rows), rows  # none graded twice
+        assert all(r["status"] == "graded" and r["attempts"] == 1 for r in rows), (rows, results)  # none graded twice, none failed
         assert {r["claimed_by"].rsplit(":", 1)[1] for r in rows} <= {str(s.port) for s in services}
         assert {s: results[s]["score"] for s in STUDENTS} == {s: 16.0 if i % 2 else 13.0 for i, s in enumerate(STUDENTS)}
         out = tmp_path / "grades.csv"
