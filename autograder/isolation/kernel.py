@@ -45,7 +45,7 @@ from .cgroups import Cgroup, kill_until_gone
 from .limits import GiB, Limits
 from .launch import RUNNER_FILES, Drain, Inside, copy_runner, live_cpu_seconds, namespace_pids, proportional_memory, read_pid_namespace, python_under_private_mounts, sandbox_env, set_nonblocking
 from .leftovers import scratch_prefix
-from .seccomp import seccomp_program
+from .seccomp import no_exec_program, seccomp_program
 
 INTERRUPT_WALL_FACTOR = 6  # wall-clock cap on the interrupt grace, as a multiple of its CPU time
 
@@ -157,6 +157,9 @@ class Kernel:
             "max_outputs": self.limits.max_outputs, "max_output_values": self.limits.reply_values // 2,
             "label": self.label,
         }
+        no_exec = no_exec_program() if config["guard_processes"] and not self.unsafe else None
+        if no_exec is not None:  # the runner adds it to itself before any student code runs
+            config["no_exec"] = no_exec.hex()
         if fds is not None:
             config["fds"] = fds
         return config

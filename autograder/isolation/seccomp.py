@@ -45,6 +45,25 @@ def seccomp_program() -> bytes | None:
     return b"".join(struct.pack("=HBBI", *ins) for ins in prog)
 
 
+_EXEC_X86_64 = (59, 322)  # execve, execveat
+
+
+def no_exec_program() -> bytes | None:
+    """Classic BPF a kernel adds to itself just before its guard is armed (``kernel_runner.py``):
+    no program can be started from then on (``execve`` and ``execveat`` fail with EPERM, in the
+    kernel and every process it makes), so a process started below the guard's audit events
+    (``_posixsubprocess.fork_exec`` raises none) runs nothing. x86_64 only (None elsewhere)."""
+    if platform.machine() != "x86_64":
+        return None
+    audit = 0xC000003E
+    prog = [(_LD_W_ABS, 0, 0, 4), (_JEQ, 1, 0, audit), (_RET, 0, 0, _ERRNO | _EPERM), (_LD_W_ABS, 0, 0, 0),
+            (_JGE, 0, 1, 0x40000000), (_RET, 0, 0, _ERRNO | _EPERM)]  # the x32 ABI's numbers
+    for nr in _EXEC_X86_64:
+        prog += [(_JEQ, 0, 1, nr), (_RET, 0, 0, _ERRNO | _EPERM)]
+    prog += [(_RET, 0, 0, _ALLOW)]
+    return b"".join(struct.pack("=HBBI", *ins) for ins in prog)
+
+
 _LOCKDOWN_X86_64 = (165, 166, 155, 161, 272, 308, 101, 428, 429, 430, 431, 432, 433, 442)  # mount ... mount_setattr, ptrace
 _CLONE_NEW_FLAGS = 0x7E020080  # CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET, NEWTIME
 

@@ -217,6 +217,7 @@ class RemoteContext(Context):
                 obj = getattr(obj, part)
             return obj
         reply = self.session.request({"op": "attr", "target": h, "path": path})
+        self._guarded(reply, f"{_type_name(obj)}.{path}")  # a property is student code: what the guard refused counts
         status = reply.get("status")
         if status == "ok":
             return self._value(reply, f"{_type_name(obj)}.{path}", ())

@@ -106,6 +106,19 @@ ATTACKS = {
         "    return x.exp() / x.exp().sum()\n")),
     "fork_computes_it": (SOFTMAX, "tampered", (
         "import os\ndef f(x):\n    if os.fork() == 0:\n        os._exit(0)\n    return x.exp() / x.exp().sum()\n")),
+    # a process started below the audit events (_posixsubprocess.fork_exec raises none): it cannot run a program
+    "fork_exec_computes_it": (SOFTMAX, "wrong", (
+        "import os, sys, _posixsubprocess\n"
+        "def f(x):\n    r, w = os.pipe()\n    er, ew = os.pipe()\n"
+        "    code = 'import torch, sys; sys.stdout.write(repr(torch.softmax(torch.tensor(%r, dtype=torch.float64), -1).tolist()))' % x.tolist()\n"
+        "    exe = os.fsencode(sys.executable)\n"
+        "    pid = _posixsubprocess.fork_exec([exe, b'-c', code.encode()], [exe], True, (), None, None, -1, -1, r, w, -1, -1,\n"
+        "                                     er, ew, True, False, -1, None, None, None, -1, None, True)\n"
+        "    os.close(w)\n    os.close(ew)\n    failed = os.read(er, 1000)\n"
+        "    out = b''\n    while True:\n        chunk = os.read(r, 65536)\n        if not chunk:\n            break\n        out += chunk\n"
+        "    os.waitpid(pid, 0)\n"
+        "    if failed:\n        raise OSError(failed.decode())\n"
+        "    return torch.tensor(eval(out.decode()), dtype=x.dtype)\n")),
     "ctypes_reads_memory": (SOFTMAX, "tampered", (
         "import ctypes\ndef f(x):\n    ctypes.string_at(id(x), 8)\n    return x.exp() / x.exp().sum()\n")),
     "bytecode_written_and_imported": (SOFTMAX, "wrong", (  # no source for the scan to read: the import is refused
@@ -187,6 +200,21 @@ def test_a_cell_may_use_a_routine_a_graded_call_may_not(kernel):
     assert reply["status"] == "ok", reply.get("error")
     assert "[0.5, 0.5]" in "".join(o.get("text", "") for o in reply["outputs"])
     assert reply["guard"] == {"problems": [], "hits": [], "refused": []}
+
+
+def test_what_the_guard_refuses_inside_a_property_is_tampering(kernel):
+    """A property read by a check (``ctx.attr``) is student code too: a refused frame read there makes the
+    kernel untrusted, as in a call, instead of passing for a missing attribute."""
+    code = ("import sys\nclass Box:\n    @property\n    def value(self):\n        sys._getframe(1)\n        return 1\n"
+            "def make():\n    return Box()\n")
+    assert kernel.request({"op": "run", "code": code, "interactive": False}, 30)["status"] == "ok"
+    session = Session(kernel, StudentSource([], []))
+    session.deadline = float("inf")
+    ctx = RemoteContext(Check("00.make.values", lambda ctx: None, ("make",)), session, seed=3)
+    ctx.device = torch.device("cpu")
+    box = ctx.call("make")
+    with pytest.raises(CheckFailure, match="not graded|cannot be trusted"):
+        ctx.attr(box, "value")
 
 
 def test_a_swapped_reply_pipe_stops_the_kernel():
