@@ -36,12 +36,17 @@ any module attribute or builtin); it never calls a method of an object the stude
 from __future__ import annotations
 
 
-def install(fd: int, plan: dict, trusted: list, workdir: str, processes: bool = True) -> None:
+def install(fd: int, plan: dict, trusted: list, workdir: str, processes: bool = True, no_exec: str = "") -> None:
     """Arm the guard. ``fd``: the reply pipe; ``plan``: forbidden dotted name -> [(namespace, operator,
     dispatch key)] to refuse while it is up; ``trusted``: folders whose code is the library's;
-    ``processes``: refuse new processes and ctypes (off only to test the sandbox behind the guard)."""
+    ``processes``: refuse new processes and ctypes (off only to test the sandbox behind the guard);
+    ``no_exec``: the grader's seccomp filter refusing ``execve`` (hex, ``seccomp.no_exec_program``),
+    added to this process here: from then on no program starts, in the kernel or any process it makes."""
     import os
     import sys
+
+    if no_exec:
+        _forbid_exec(bytes.fromhex(no_exec))
 
     key = os.urandom(32)
     state = {"seq": 0, "up": frozenset(), "libs": {}, "armed": False, "told": 0}
@@ -50,6 +55,19 @@ def install(fd: int, plan: dict, trusted: list, workdir: str, processes: bool = 
     set_up = _dispatcher(plan, emit, state)
     handle = _policy(emit, state, set_up, trusted_file, student_on_stack, key, processes)
     sys.addaudithook(_hook(handle))
+
+
+def _forbid_exec(program: bytes) -> None:
+    import ctypes
+
+    class SockFprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    buf = ctypes.create_string_buffer(program, len(program))
+    prog = SockFprog(len(program) // 8, ctypes.cast(buf, ctypes.c_void_p))
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(38, 1, 0, 0, 0) or libc.prctl(22, 2, ctypes.byref(prog), 0, 0):  # NO_NEW_PRIVS, SET_SECCOMP
+        raise OSError(ctypes.get_errno(), "the kernel could not refuse new programs (seccomp)")
 
 
 def _records(fd: int, key: bytes, state: dict):

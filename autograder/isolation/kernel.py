@@ -66,9 +66,6 @@ class KernelTimeout(KernelError):
         self.alive = alive
 
 
-
-
-
 class Kernel:
     """One sandboxed student kernel: start it, send requests, stop it.
 
@@ -152,14 +149,12 @@ class Kernel:
             "submission": submission if self.submission else "",
             "rlimits": self.limits.rlimits(cgroup=self.cgroup is not None),
             "forbidden": self.forbidden,
-            "guard_processes": not self.limits.student_processes,
+            "guard_processes": not self.limits.student_processes,  # and no program started (the guard adds the filter)
+            "no_exec": (no_exec_program() or b"").hex() if not (self.limits.student_processes or self.unsafe) else "",
             "max_text": self.limits.max_text,
             "max_outputs": self.limits.max_outputs, "max_output_values": self.limits.reply_values // 2,
             "label": self.label,
         }
-        no_exec = no_exec_program() if config["guard_processes"] and not self.unsafe else None
-        if no_exec is not None:  # the runner adds it to itself before any student code runs
-            config["no_exec"] = no_exec.hex()
         if fds is not None:
             config["fds"] = fds
         return config

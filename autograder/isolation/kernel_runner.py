@@ -109,7 +109,7 @@ sys.path.pop(0)
 GUARDED = tuple(CONFIG.get("forbidden", []))
 _trusted = [os.path.dirname(os.__file__), os.path.dirname(os.path.abspath(__file__))]
 guard.install(REP_FD, guard.plan_for(GUARDED, recorder.reaches), _trusted + [p for p in sys.path if os.path.isabs(p)], CONFIG["workdir"],
-              processes=CONFIG.get("guard_processes", True))
+              processes=CONFIG.get("guard_processes", True), no_exec=CONFIG.get("no_exec", ""))
 del guard, _trusted
 from IPython.core.displayhook import DisplayHook  # noqa: E402
 from IPython.core.displaypub import DisplayPublisher  # noqa: E402
@@ -467,25 +467,7 @@ def op_release(req: dict) -> dict:
 OPS = {"run": op_run, "call": op_call, "method": op_call, "attr": op_attr, "has": op_has, "hello": op_hello, "release": op_release}
 
 
-def forbid_exec(program_hex: str) -> None:
-    """The seccomp filter the grader sent (``seccomp.no_exec_program``), added to this process before
-    any student code runs: from here on no program starts, in the kernel or any process it makes."""
-    import ctypes
-
-    class SockFprog(ctypes.Structure):
-        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
-
-    program = bytes.fromhex(program_hex)
-    buf = ctypes.create_string_buffer(program, len(program))
-    prog = SockFprog(len(program) // 8, ctypes.cast(buf, ctypes.c_void_p))
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(38, 1, 0, 0, 0) or libc.prctl(22, 2, ctypes.byref(prog), 0, 0):  # NO_NEW_PRIVS, SET_SECCOMP
-        raise OSError(ctypes.get_errno(), "the kernel could not refuse new programs (seccomp)")
-
-
 def main() -> None:
-    if CONFIG.get("no_exec"):
-        forbid_exec(CONFIG["no_exec"])
     sys.audit("autograder.guard", 0, GUARDED)  # arms the guard: its key goes to the grader before any student code
     reader = wire.FrameReader(REQ_FD, int(CONFIG.get("max_request", 1 << 30)))
     while True:
