@@ -25,7 +25,7 @@ What it does:
   collector's object lists, tracing and profiling hooks, new audit hooks, code objects built or
   swapped in (``code.__new__``, ``function.__new__``, setting ``__code__``), code compiled under a
   library's file name, ``ctypes``, new processes (fork, exec, spawn, ``subprocess``; below the audit
-  events, ``_posixsubprocess.fork_exec`` raises none: the runner's seccomp filter refuses ``execve``), ``marshal``
+  events, ``_posixsubprocess.fork_exec`` raises none: the seccomp filter ``install`` adds refuses ``execve``), ``marshal``
   outside the import system, unpickling that names code (``exec``, ``eval``, ``os.system``...), and
   compiled modules or native extensions from outside the library (code the static scan never read;
   importlib compiles the student's modules from their source instead of a cached ``.pyc``).

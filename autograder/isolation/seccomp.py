@@ -49,7 +49,7 @@ _EXEC_X86_64 = (59, 322)  # execve, execveat
 
 
 def no_exec_program() -> bytes | None:
-    """Classic BPF a kernel adds to itself just before its guard is armed (``kernel_runner.py``):
+    """Classic BPF a kernel adds to itself when its guard is installed (``guard.install``, before any student code):
     no program can be started from then on (``execve`` and ``execveat`` fail with EPERM, in the
     kernel and every process it makes), so a process started below the guard's audit events
     (``_posixsubprocess.fork_exec`` raises none) runs nothing. x86_64 only (None elsewhere)."""
