@@ -22,7 +22,7 @@ CHROMEDRIVER := /usr/bin/chromedriver
 CJKFONT := /usr/share/fonts/truetype/wqy/wqy-microhei.ttc
 BOOK_FLAGS := --warningiserror --keep-going
 
-.PHONY: book test release workspace check course-edition clean gpu-check timings venv serve bench-book bench-grading vendor-thebe vendor-vega service bench-service
+.PHONY: book test release workspace check course-edition clean gpu-check timings seed-sweep venv serve bench-book bench-grading vendor-thebe vendor-vega service bench-service
 
 venv: $(RUNTIME)
 
@@ -146,6 +146,12 @@ gpu-check: $(RUNTIME)
 # Per-notebook execution time on this machine (a benchmark, not a test).
 timings: $(RUNTIME)
 	$(BIN)/python -m tools.notebook_runs timings
+
+# Every hidden check on the reference and alternative answers for SEEDS seeds: a correct answer's
+# verdict must not depend on the seed (a tool for check authors, not a test; NN=06 for one chapter).
+SEEDS ?= 100
+seed-sweep: $(RUNTIME)
+	$(BIN)/python -m tools.seed_sweep --seeds $(SEEDS) $(NN)
 
 clean:
 	rm -rf _build gradebook.db submitted autograded feedback reports downloaded exchange .pytest_cache

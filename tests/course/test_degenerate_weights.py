@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.checking import CheckFailure
+from autograder.checking import CheckFailure, fresh_seed
 from autograder.pipeline.score import grade_in_process, solution_namespace
 from course.checks import checks_for, run_check
 
@@ -62,13 +62,17 @@ def _failed_checks(namespace: dict, seed: int = 5) -> set[str]:
 
 
 @pytest.mark.parametrize("rigged,plain", PAIRS, ids=[p[0].split("__")[1] for p in PAIRS])
-def test_rigged_weights_gain_nothing(rigged, plain, reference_namespace):
+def test_rigged_weights_gain_nothing(rigged, plain, reference_namespace, monkeypatch):
     rigged_ns, plain_ns = _mutant(reference_namespace, rigged), _mutant(reference_namespace, plain)
+    # both graded on the same inputs: one fresh seed for the pair, so the scores compare answers, not draws
+    seed = fresh_seed()
+    monkeypatch.setenv("COURSE_CHECK_SEED", str(seed))
     rigged_report = grade_in_process(ASSIGNMENT, rigged_ns, ROOT)
     plain_report = grade_in_process(ASSIGNMENT, plain_ns, ROOT)
-    assert not rigged_report.full_marks, f"{rigged} kept full marks:\n{rigged_report.table()}"
+    assert not rigged_report.full_marks, f"{rigged} kept full marks (seed {seed}):\n{rigged_report.table()}"
     assert rigged_report.auto_score <= plain_report.auto_score, (
-        f"{rigged} scores {rigged_report.auto_score} > {plain_report.auto_score} for {plain}:\n{rigged_report.table()}")
+        f"{rigged} scores {rigged_report.auto_score} > {plain_report.auto_score} for {plain} (seed {seed}):\n"
+        f"{rigged_report.table()}\n{plain_report.table()}")
     # check by check: every check the plain bug fails, the rigged one fails too
     missed = _failed_checks(plain_ns) - _failed_checks(rigged_ns)
     assert not missed, f"{rigged} passes checks that {plain} fails: {sorted(missed)}"

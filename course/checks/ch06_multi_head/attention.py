@@ -257,14 +257,20 @@ def mhsa_mask(ctx):
 DOMINANCE = 1e4
 
 
+def _rows_summing_to_zero(w):
+    """w rounded to multiples of 1/64 with each row's last entry making the row sum exactly 0. W e = 0 then holds in
+    float32 too, in any order of summation (every product with 2000 e and every partial sum is exact), so the loud
+    token's query is b_q to the last bit whichever way the answer computes its projection."""
+    w = torch.round(w * 64) / 64
+    w[:, -1] = -w[:, :-1].sum(dim=1)
+    return w
+
+
 def _dominated_case(ctx, d_model, B, N, loud):
     """Grader weights and x for which key ``loud`` scores more than DOMINANCE above every other key, in every
     head and for every query, while every query (the loud token's included) stays of ordinary size."""
-    e = torch.ones(d_model, dtype=torch.float64)
     params = grader_params(ctx, d_model)
-    w_q = params["q_proj"][0]
-    w_q = w_q - torch.outer(w_q @ e, e) / d_model  # W_q e = 0: the loud token's query is b_q alone
-    params["q_proj"] = (w_q, torch.full((d_model,), 3.0, dtype=torch.float64))
+    params["q_proj"] = (_rows_summing_to_zero(params["q_proj"][0]), torch.full((d_model,), 3.0, dtype=torch.float64))
     params["k_proj"] = (torch.eye(d_model, dtype=torch.float64), torch.zeros(d_model, dtype=torch.float64))
     x = 1.0 + 0.3 * ctx.randn(B, N, d_model)
     x[:, loud] = 2000.0  # k_loud = 2000 e: score about 2000 * 3 * D_h / sqrt(D_h) above 1e4, the others about 6
