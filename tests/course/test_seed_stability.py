@@ -1,8 +1,9 @@
 """A correct answer's verdict must not depend on the seed a grading run draws.
 
-CI once graded 06's reference answer 2 points short: ``mask_dominated`` built its loud token's query from
-W_q (2000 e) with W_q e = 0 only in float64, so float32 rounding left the loud and the quiet sentences
-with queries up to 4e-4 apart (the largest of 200 draws), and for about 1 seed in 60 the weights differed by more than the
+In CI, a wrong 06 answer once lost 2 points fewer than its twin with the same forward pass: the
+check ``mask_dominated`` built its loud token's query from W_q (2000 e) with W_q e = 0 only in float64,
+so float32 rounding left the loud and the quiet sentences with queries up to 4e-4 apart (the largest of
+200 draws), and for about 1 seed in 60 even the reference answer's weights differed by more than the
 tolerance. The check now picks W_q so that the product is exactly 0 in float32; these tests hold it
 there, and check that ``tools.seed_sweep`` (the sweep that found it) reports a seed-dependent verdict."""
 from __future__ import annotations
