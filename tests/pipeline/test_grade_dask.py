@@ -1,55 +1,48 @@
 """`grade --scheduler`: the grading tasks on a Dask cluster (a LocalCluster here) give the
 same scores as grading on this machine, and the sandbox holds on the workers: a focused
 part of the adversarial class (honest, wrong, and the cheats that attack the machine
-rather than the comparisons) graded both ways."""
+rather than the comparisons) graded on Dask, and compared with the same notebooks' results
+in the session's local grading of the whole class (the fixture ``classroom``,
+tests/support/classroom.py: same notebooks, same limits)."""
 from __future__ import annotations
 
-import os
 import shutil
 import time
-import uuid
 
 import pytest
 
 from autograder.classgrade import grade_assignment
-from autograder.isolation import GiB, Limits
-from tests.support.cheats import ASSIGNMENT, build_class, write_class
 from tests.support import ROOT
+from tests.support.cheats import ASSIGNMENT
+from tests.support.classroom import class_limits, marker_processes
 from tests.support.coursecopy import make_course_copy
-from tests.pipeline.test_grading_adversarial import marker_processes
 
 SUBSET = ["honest-perfect", "baseline-wrong", "cheat-patch-comparisons", "cheat-read-files", "cheat-write-files",
           "cheat-infinite-loop", "cheat-fork-storm", "cheat-outlive", "cheat-network", "cheat-exit"]
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory):
+def graded(classroom, tmp_path_factory):
     pytest.importorskip("distributed")
-    marker = f"agdask{uuid.uuid4().hex[:10]}"
-    import site
-
-    base = tmp_path_factory.mktemp("dask")
-    env = {"course": str(base / "dask"), "repo": str(ROOT), "marker": marker, "port": 9, "unix_socket": f"/tmp/{marker}.sock",
-           "secret": f"{marker}-secret", "venv_site": site.getsitepackages()[0]}
-    students = {k: v for k, v in build_class(ROOT, env).items() if k in SUBSET}
+    students = {k: v for k, v in classroom.students.items() if k in SUBSET}
     assert set(students) == set(SUBSET), set(SUBSET) - set(students)
-    limits = Limits(cell_timeout=10.0, interrupt_grace=2.0, notebook_timeout=240.0, memory=int(1.5 * GiB))
-    reports = {}
-    for how in ("dask", "local"):
-        course = make_course_copy(ROOT, base / how)
-        shutil.copytree(ROOT / "exercises", course / "exercises")
-        write_class(course, students)
-        kwargs = {"scheduler": "local"} if how == "dask" else {"jobs": 2}
-        reports[how] = grade_assignment(ASSIGNMENT, course, limits=Limits(**vars(limits)), create=True, log=lambda m: None, **kwargs)
-    time.sleep(1.0)
-    return reports, students, marker_processes(marker, str(base))
+    base = tmp_path_factory.mktemp("dask")
+    course = make_course_copy(ROOT, base / "dask")
+    shutil.copytree(ROOT / "exercises", course / "exercises")
+    for name in SUBSET:  # the very notebooks the local run graded
+        shutil.copytree(classroom.course / "submitted" / name, course / "submitted" / name)
+    dask = grade_assignment(ASSIGNMENT, course, limits=class_limits(), create=True, log=lambda m: None, scheduler="local")
+    time.sleep(1.0)  # anything that survived would still be there
+    local = [s for s in classroom.report.students if s.student in SUBSET]
+    return {"dask": dask, "local": local}, students, marker_processes(classroom.env["marker"], str(base))
 
 
 def test_dask_scores_equal_local_scores(graded):
     reports, _, _ = graded
     assert not reports["dask"].grader_errors, reports["dask"].grader_errors
     dask = {s.student: (s.score, s.max_score, s.status, s.cells) for s in reports["dask"].students}
-    local = {s.student: (s.score, s.max_score, s.status, s.cells) for s in reports["local"].students}
+    local = {s.student: (s.score, s.max_score, s.status, s.cells) for s in reports["local"]}
+    assert set(local) == set(SUBSET)
     assert dask == local
 
 

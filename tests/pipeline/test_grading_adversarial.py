@@ -1,5 +1,6 @@
 """Grading students cannot fool: one class, honest students mixed with every threat,
-graded in one run (`grade_assignment`, two at a time), then checked threat by threat.
+graded in one run (`grade_assignment`, two at a time: the session fixture ``classroom``,
+tests/support/classroom.py), then checked threat by threat.
 
 Honest students must get exactly what plain `nbgrader autograde` gives them; no
 cheat may score above the same wrong answer without the cheat; nothing may be
@@ -8,146 +9,19 @@ left running; the gradebook must stay intact and usable by nbgrader.
 from __future__ import annotations
 
 import csv
-import os
 import re
 import shutil
-import socket
-import socketserver
 import sys
-import threading
-import time
-import uuid
-from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 import pytest
 
-from autograder.classgrade import grade_assignment
 from autograder.pipeline.coursedir import nbgrader_meta, read, source_path
-from autograder.isolation import GiB, Limits, sandbox_problem
-from tests.support.cheats import ASSIGNMENT, build_class, write_class
+from tests.support.cheats import ASSIGNMENT
 from tests.support import ROOT
+from tests.support.classroom import Classroom
 from tests.support.coursecopy import make_course_copy, nbgrader, run
-
-CELL_TIMEOUT = 10.0
-MEMORY = int(1.5 * GiB)
-
-
-def _course(tmp: Path) -> Path:
-    course = make_course_copy(ROOT, tmp)
-    shutil.copytree(ROOT / "exercises", course / "exercises")
-    return course
-
-
-class _Listener:
-    """A TCP+UDP server on the host's loopback and a Unix socket in the host's /tmp; records contacts."""
-
-    def __init__(self):
-        self.contacts: list[str] = []
-        listener = self
-
-        class Handler(socketserver.BaseRequestHandler):
-            def handle(self):
-                listener.contacts.append("tcp")
-
-        self.tcp = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
-        self.port = self.tcp.server_address[1]
-        self.udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        self.udp.bind(("127.0.0.1", self.port))
-        self.udp.settimeout(0.2)
-        self.unix_path = f"/tmp/autograder-test-{uuid.uuid4().hex[:8]}.sock"
-        self.unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.unix.bind(self.unix_path)
-        self.unix.listen()
-        self.unix.settimeout(0.2)
-        self.stop = threading.Event()
-        threading.Thread(target=self.tcp.serve_forever, daemon=True).start()
-        threading.Thread(target=self._poll, daemon=True).start()
-
-    def _poll(self):
-        while not self.stop.is_set():
-            for sock, label in ((self.udp, "udp"), (self.unix, "unix")):
-                try:
-                    if label == "udp":
-                        sock.recvfrom(100)
-                    else:
-                        sock.accept()
-                    self.contacts.append(label)
-                except OSError:
-                    pass
-
-    def close(self):
-        self.stop.set()
-        self.tcp.shutdown()
-        self.tcp.server_close()
-        self.udp.close()
-        self.unix.close()
-        os.unlink(self.unix_path)
-
-
-def marker_processes(*markers: str) -> list[str]:
-    found = []
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit() or int(pid) == os.getpid():
-            continue
-        try:
-            cmd = open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\0", b" ").decode(errors="replace")
-            state = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if state != "Z" and any(m in cmd for m in (*markers, "sleep 86421")):
-            found.append(f"{pid}: {cmd[:120]}")
-    return found
-
-
-@dataclass
-class Classroom:
-    course: Path
-    students: dict
-    report: object
-    env: dict
-    contacts: list
-    seconds: float
-    leftovers: list
-
-    def result(self, name):
-        return next(s for s in self.report.students if s.student == name)
-
-    def score(self, name) -> float:
-        return self.result(name).score
-
-
-@pytest.fixture(scope="module")
-def classroom(tmp_path_factory):
-    problem = sandbox_problem()
-    assert problem is None, f"the sandbox must work for these tests (make test installs bubblewrap): {problem}"
-    course = _course(tmp_path_factory.mktemp("class") / "course")
-    marker = f"agmark{uuid.uuid4().hex[:10]}"
-    listener = _Listener()
-    os.environ["AUTOGRADER_TEST_SECRET"] = f"{marker}-secret"
-    import site
-
-    env = {
-        "course": str(course), "repo": str(ROOT), "marker": marker, "port": listener.port,
-        "unix_socket": listener.unix_path, "secret": f"{marker}-secret",
-        "venv_site": site.getsitepackages()[0],
-    }
-    students = build_class(ROOT, env)
-    write_class(course, students)
-    limits = Limits(cell_timeout=CELL_TIMEOUT, interrupt_grace=2.0, notebook_timeout=240.0, memory=MEMORY)
-    start = time.monotonic()
-    try:
-        report = grade_assignment(ASSIGNMENT, course, jobs=2, limits=limits, create=True, log=lambda m: None)
-    finally:
-        seconds = time.monotonic() - start
-        listener.close()
-        os.environ.pop("AUTOGRADER_TEST_SECRET", None)
-    time.sleep(1.0)  # anything that survived would still be there
-    leftovers = marker_processes(marker, str(course))
-    print(report.table())
-    return Classroom(course, students, report, env, listener.contacts, seconds, leftovers)
-
 
 @pytest.fixture(scope="module")
 def plain_nbgrader(classroom, tmp_path_factory):

@@ -67,7 +67,10 @@ def test_an_explicit_timeout_is_kept():
     assert bare.cell_timeout is None and bare.cell_cpu() == DEFAULT_CELL_TIMEOUT * bare.factor()
 
 
-SLEEPER = "def one_hot(ids, vocab_size):\n    import time\n    time.sleep(600)\n"
+# Sleeps through its first call's wall-clock cap (one timeout is the verdict under test; every
+# later call would wait out a cap of its own), then fails fast.
+SLEEPER = ("_slept = []\ndef one_hot(ids, vocab_size):\n    import time\n    if not _slept:\n        _slept.append(1)\n"
+           "        time.sleep(600)\n    raise NotImplementedError\n")
 TAMPER = "import sys\n_modules = sys.modules\n" + "def one_hot(ids, vocab_size):\n    raise NotImplementedError\n"
 
 
