@@ -1,4 +1,4 @@
-"""(f) The `python -m autograder` command line: self-check and release."""
+"""(f) The `python -m autograder` command line: self-check (release: tests/pipeline/test_release.py)."""
 from __future__ import annotations
 
 import sys
@@ -7,7 +7,7 @@ import nbformat
 import pytest
 
 from tests.support import ROOT
-from tests.support.coursecopy import make_course_copy, run
+from tests.support.coursecopy import run
 from tests.support.studentwork import mutant_submission, mutants, perfect_submission
 
 ASSIGNMENT = "01-text-representations"
@@ -60,16 +60,6 @@ def test_check_rejects_unknown_assignment(tmp_path):
     nbformat.write(nbformat.v4.new_notebook(), str(path))
     done = _check(path)
     assert done.returncode != 0 and "cannot tell which assignment" in (done.stdout + done.stderr)
-
-
-def test_release_regenerates_every_assignment(tmp_path):
-    course = make_course_copy(ROOT, tmp_path / "course")
-    done = run([sys.executable, "-m", "autograder", "release"], course)
-    assert done.returncode == 0, done.stdout + done.stderr
-    for path in (ROOT / "exercises").glob("*/*.ipynb"):
-        made = course / "exercises" / path.parent.name / path.name
-        assert made.is_file(), f"release did not produce {made}"
-        assert [c.source for c in nbformat.read(str(made), 4).cells] == [c.source for c in nbformat.read(str(path), 4).cells]
 
 
 def test_check_judges_the_notebook_not_unrelated_files_next_to_it(tmp_path):

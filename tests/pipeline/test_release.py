@@ -1,12 +1,15 @@
-"""(a) The committed exercises/ are exactly what nbgrader generates from solutions/."""
+"""(a) The committed exercises/ are exactly what nbgrader generates from solutions/, and
+`python -m autograder release` regenerates every assignment (one release run, shared)."""
 from __future__ import annotations
 
 import json
+import sys
 
+import nbformat
 import pytest
 
 from tests.support import ASSIGNMENTS, ROOT
-from tests.support.coursecopy import make_course_copy, nbgrader
+from tests.support.coursecopy import make_course_copy, run
 
 LEAK_MARKERS = ["### BEGIN SOLUTION", "### BEGIN HIDDEN TESTS", "run_check(", "Model answer"]
 
@@ -16,11 +19,27 @@ def _cells(path):
     return [(c["cell_type"], c["source"] if isinstance(c["source"], str) else "".join(c["source"]), c.get("metadata", {}).get("nbgrader")) for c in nb["cells"]]
 
 
+@pytest.fixture(scope="module")
+def released(tmp_path_factory):
+    """`python -m autograder release` (that is, `nbgrader generate_assignment NAME --force` for
+    every assignment, in turn) in a fresh copy of the course: one run for every test here."""
+    course = make_course_copy(ROOT, tmp_path_factory.mktemp("release") / "course")
+    done = run([sys.executable, "-m", "autograder", "release"], course)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert [line.split()[-1] for line in done.stdout.splitlines() if line.startswith("releasing ")] == ASSIGNMENTS
+    return course
+
+
+def test_release_regenerates_every_assignment(released):
+    for path in (ROOT / "exercises").glob("*/*.ipynb"):
+        made = released / "exercises" / path.parent.name / path.name
+        assert made.is_file(), f"release did not produce {made}"
+        assert [c.source for c in nbformat.read(str(made), 4).cells] == [c.source for c in nbformat.read(str(path), 4).cells]
+
+
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_exercises_match_nbgrader_output(assignment, tmp_path):
-    course = make_course_copy(ROOT, tmp_path / "course")
-    nbgrader(["generate_assignment", assignment, "--force"], course)
-    generated_dir = course / "exercises" / assignment
+def test_exercises_match_nbgrader_output(assignment, released):
+    generated_dir = released / "exercises" / assignment
     committed_dir = ROOT / "exercises" / assignment
     generated = sorted(p.relative_to(generated_dir) for p in generated_dir.rglob("*") if p.is_file())
     committed = sorted(p.relative_to(committed_dir) for p in committed_dir.rglob("*") if p.is_file())
