@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -18,6 +19,11 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 # modules that share a session fixture or watch the same processes go together: the built
 # book, and the class of cheating submissions (whose leftover-process checks would see each
 # other's sleepers). (xdist's own --dist loadgroup marks do not work with this pytest.)
+# The in-process clause and mutant tests go to the workers chapter by chapter (their module
+# fixture builds one reference namespace per chapter, so a chapter's tests stay together):
+# chapter 09's trains models for minutes, and one process holding every chapter was the longest.
+_BY_CHAPTER = {"test_clauses", "test_mutants"}
+_CHAPTER_PARAM = re.compile(r"\[(\d\d)[-./]")
 _GROUPS = {"test_book": "book", "test_browser": "book", "test_grading_adversarial": "cheating-class", "test_grade_dask": "cheating-class"}
 
 try:
@@ -28,7 +34,8 @@ else:
     class _ModuleGroups(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
             module = nodeid.split("::", 1)[0]
-            return _GROUPS.get(Path(module).stem, module)
+            chapter = _CHAPTER_PARAM.search(nodeid) if Path(module).stem in _BY_CHAPTER else None
+            return f"{module}::{chapter.group(1)}" if chapter else _GROUPS.get(Path(module).stem, module)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_xdist_make_scheduler(config, log):
