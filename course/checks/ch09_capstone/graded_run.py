@@ -42,8 +42,7 @@ def calibration_seconds(steps: int = 200) -> float:
 
 
 # ---------------------------------------------------------------- the graded run
-_GRADED_RUN_CACHE: list = []  # [(student objects, device, result)], newest last: in-process only, see _graded_run
-_GRADED_RUNS_KEPT = 4  # a few answers' runs: wrong answers graded in turn beside the same right one reuse its run
+_GRADED_RUN_CACHE: list = []  # [(student objects, device, result)]: in-process only, see _graded_run
 
 
 def _graded_run(ctx):
@@ -52,21 +51,18 @@ def _graded_run(ctx):
     In this process (plain nbgrader, the course's own tests) the run is trained once and shared by
     capstone.accuracy and capstone.order as long as the student's TinyTagger, train_tagger and
     set_seed are the very same objects (held here, so they cannot be recycled): the run depends on
-    nothing else, and the seed of a check only draws the order check's shuffles (the last few
-    answers' runs are kept, so wrong answers graded in turn beside one right answer train the
-    right one once). A sandboxed
+    nothing else, and the seed of a check only draws the order check's shuffles. A sandboxed
     grading run has no namespace here and trains for each check.
     """
     namespace = getattr(ctx, "namespace", None)
     key = tuple(namespace.get(n) for n in ("TinyTagger", "train_tagger", "set_seed")) if isinstance(namespace, dict) else None
     if key is not None:
-        for i, (objects, device, result) in enumerate(_GRADED_RUN_CACHE):
+        for objects, device, result in _GRADED_RUN_CACHE:
             if device == str(ctx.device) and all(a is b for a, b in zip(objects, key)):
-                _GRADED_RUN_CACHE.append(_GRADED_RUN_CACHE.pop(i))
                 return result
     result = _train_graded_run(ctx)
     if key is not None:
-        _GRADED_RUN_CACHE[:] = [*_GRADED_RUN_CACHE[-(_GRADED_RUNS_KEPT - 1):], (key, str(ctx.device), result)]
+        _GRADED_RUN_CACHE[:] = [(key, str(ctx.device), result)]
     return result
 
 
