@@ -112,8 +112,10 @@ book: $(RUNTIME)
 
 # Two test processes (pytest-xdist): most tests wait on one single-threaded kernel or subprocess.
 TEST_WORKERS ?= 2
+# It ends by printing its own wall time (CONTRIBUTING, "What a test may cost").
 test: $(TESTTOOLS)
-	$(BIN)/python -m pytest tests -n $(TEST_WORKERS)
+	@start=$$(date +%s); $(BIN)/python -m pytest tests -n $(TEST_WORKERS); status=$$?; \
+	  echo "make test: pytest took $$(( $$(date +%s) - start )) s (the budget: 900 s on two quiet cores)"; exit $$status
 
 release: $(RUNTIME)
 	$(BIN)/python -m autograder release
