@@ -7,8 +7,9 @@ other styles under tests/course/alternatives/), for seeds start..start+N-1, in t
     make seed-sweep SEEDS=100
 
 Each grading run draws fresh seeds, so a check that a correct answer fails one seed in a hundred takes
-points from one student in a hundred, at random. The test suite grades each answer a few times; this
-sweep is how a check's author finds such a check before a class does (rerun a failure with
+points from one student in a hundred, at random. The test suite grades every answer on one fixed seed
+(tests/conftest.py), so its verdicts never depend on chance; this sweep is how a check's author finds
+such a check before a class does (rerun a failure with
 ``COURSE_CHECK_SEED=<seed>``)."""
 from __future__ import annotations
 

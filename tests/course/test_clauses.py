@@ -20,7 +20,8 @@ from tests.support.studentwork import MUTANTS, mutant_targets, mutants
 
 ALTERNATIVES = Path(__file__).resolve().parent / "alternatives"
 # A fixed seed: a mutant must be caught by its clause's checks, and by no other check (the
-# helpers' runs tried many seeds; test_mutants.py runs every mutant on a fresh seed each time).
+# helpers' runs tried many seeds; test_mutants.py grades every mutant on the suite's own fixed
+# seed, COURSE_CHECK_SEED in tests/conftest.py, and `make seed-sweep` tries a hundred).
 SEEDS = (20261130,)
 
 

@@ -39,7 +39,7 @@ import pytest
 
 from autograder.pipeline.markup import render_markdown, url_scheme
 from tests.support import ROOT
-from tests.support.browserkit import Recorder, chromium_available, is_local, start_chromium, wait_for
+from tests.support.browserkit import HANG_GUARD, Recorder, chromium_available, is_local, start_chromium, wait_for
 from tests.support.cheats import ASSIGNMENT, _set_answer
 from tests.support.coursecopy import make_course_copy, run
 from tests.support.studentwork import perfect_submission
@@ -217,7 +217,7 @@ def test_formgrader_works_and_student_links_are_inert(course, server, browser):
     assert wait_for(browser, f"parseFloat(document.getElementById('written_window').value) === {full:g}", timeout=30), (
         f"the full-credit button did nothing: {browser.find_element(By.ID, 'written_window').get_attribute('value')!r} "
         f"{[e['message'][:300] for e in browser.get_log('browser')]}")
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + HANG_GUARD  # saved as soon as formgrader's request is answered
     while _manual_score(course, "written_window") != full and time.monotonic() < deadline:
         time.sleep(0.3)
     assert _manual_score(course, "written_window") == full, "formgrader did not save the score"

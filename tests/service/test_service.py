@@ -65,7 +65,7 @@ def test_no_or_wrong_token_is_401(cls, tok):
 
 def test_revoked_token_is_401(cls):
     course = cls["course"]
-    tok = token(course, "rev", "--create")
+    tok = token(course, "rev", "--create", process=True)
     with cls["service"].client(tok) as c:
         assert c.get("/api/submissions").status_code == 200
         done = run([sys.executable, "-m", "autograder", "token", "--course-root", str(course), "revoke", "rev"], course)

@@ -80,11 +80,17 @@ class Recorder:
         return requests, console, failed
 
 
+# A wait's deadline only guards against a hang: never shorter than this, so a busy machine makes
+# a browser test slower, never red (every wait returns as soon as its expression is truthy).
+HANG_GUARD = 180.0
+
+
 def wait_for(driver, script: str, timeout: float = 30, interval: float = 0.2):
-    """Poll a JavaScript expression until it is truthy; returns its value (or the last falsy one)."""
-    deadline = time.time() + timeout
+    """Poll a JavaScript expression until it is truthy; returns its value (or the last falsy one,
+    after ``timeout`` seconds or HANG_GUARD, whichever is longer)."""
+    deadline = time.monotonic() + max(timeout, HANG_GUARD)
     value = None
-    while time.time() < deadline:
+    while time.monotonic() < deadline:
         value = driver.execute_script(f"return ({script});")
         if value:
             return value

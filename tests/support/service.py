@@ -2,6 +2,8 @@
 a course copy, driven over HTTP (httpx), killed or stopped at the end."""
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import signal
 import socket
@@ -21,11 +23,24 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def token(course: Path, *args: str) -> str:
-    """``python -m autograder token issue ARGS`` in the course; the printed token."""
-    done = run([sys.executable, "-m", "autograder", "token", "--course-root", str(course), "issue", *args], course, timeout=120)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return done.stdout.strip().splitlines()[-1]
+def token(course: Path, *args: str, process: bool = False) -> str:
+    """``python -m autograder token issue ARGS`` in the course; the printed token.
+
+    The command's own ``main`` in this process (a fixture's class of tokens costs one import, not
+    one interpreter each); ``process=True`` runs it as its own process, as an instructor does
+    (test_service.py's token tests)."""
+    argv = ["token", "--course-root", str(course), "issue", *args]
+    if process:
+        done = run([sys.executable, "-m", "autograder", *argv], course, timeout=120)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout.strip().splitlines()[-1]
+    from autograder.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(argv)
+    assert code == 0, out.getvalue() + err.getvalue()
+    return out.getvalue().strip().splitlines()[-1]
 
 
 class Service:
