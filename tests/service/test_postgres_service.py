@@ -27,7 +27,7 @@ def test_two_services_on_one_postgres_grade_each_submission_once(tmp_path):
         url = server.url("gradebook")
         with open(course / "nbgrader_config.py", "a", encoding="utf-8") as cfg:
             cfg.write(f"\nc.CourseDirectory.db_url = {url!r}\n")
-        tokens = {s: token(course, s, "--create") for s in STUDENTS}
+        tokens = {s: token(course, s, "--create", process=True) for s in STUDENTS}
         services = [Service(course, free_port(), "--jobs", "1"), Service(course, free_port(), "--jobs", "1")]
         try:
             for service in services:
