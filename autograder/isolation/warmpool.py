@@ -122,15 +122,17 @@ class Zygote:
         self.sock.settimeout(timeout)
 
     def wait_ready(self) -> None:
+        sock = self.sock  # stop() (another thread: the run ended first) may clear it meanwhile
         try:
-            reply = json.loads(self.sock.recv(1 << 16) or b"{}")
+            reply = json.loads(sock.recv(1 << 16) or b"{}") if sock is not None else {"error": "stopped"}
         except (OSError, ValueError) as exc:
             reply = {"error": str(exc)}
         if reply.get("status") != "ready":
-            err = self.proc.stderr.read(4000).decode(errors="replace") if self.proc.poll() is not None else ""
+            proc = self.proc  # None when stop() ran meanwhile (another thread: the run ended first)
+            err = proc.stderr.read(4000).decode(errors="replace") if proc is not None and proc.poll() is not None else ""
             self.stop()
             raise ZygoteError(f"the warm zygote did not start: {reply} {err.strip()[-500:]}")
-        self.sock.settimeout(30)
+        sock.settimeout(30)
         threading.Thread(target=self._drain_stderr, daemon=True).start()
 
     def _drain_stderr(self) -> None:

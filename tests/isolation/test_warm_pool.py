@@ -215,3 +215,47 @@ def test_a_gone_shared_zygote_falls_back_to_an_own_one():
         assert warmpool._ZYGOTES[(LIMITS.threads, "cpu", os.getpid())].alive()
     finally:
         warmpool._SHARED.clear()
+
+
+class _LateSocket:
+    """The zygote's socket, whose first ``recv`` returns only once ``released`` is set."""
+
+    def __init__(self, sock, released):
+        self.sock, self.released = sock, released
+
+    def recv(self, n):
+        assert self.released.wait(120)
+        return self.sock.recv(n)
+
+    def __getattr__(self, name):
+        return getattr(self.sock, name)
+
+
+def test_a_shared_zygote_stopped_before_it_is_ready_ends_quietly(monkeypatch, capfd):
+    """A run may end before its shared zygote is ready (its one submission failed first):
+    ``stop()`` then races the thread that waits for "ready". That thread must end with the
+    zygote's own error and release the workers' lock, whatever it finds cleared."""
+    import multiprocessing
+    import threading
+
+    from autograder.isolation import warmpool
+
+    crashed, released = [], threading.Event()
+    monkeypatch.setattr(threading, "excepthook", lambda args: crashed.append(args.exc_value))
+    launch = warmpool.Zygote.launch
+
+    def late_launch(self, timeout=120.0):
+        launch(self, timeout)
+        self.sock = _LateSocket(self.sock, released)
+
+    monkeypatch.setattr(warmpool.Zygote, "launch", late_launch)
+    zygote = warmpool.Zygote(LIMITS.threads, "cpu")
+    _, lock = zygote.share(multiprocessing.get_context("forkserver"))
+    ready = next(t for t in threading.enumerate() if t.name == "autograder-zygote-ready")
+    zygote.stop()  # the run ended: the zygote is gone before its "ready" was read
+    released.set()
+    ready.join(timeout=120)
+    assert not ready.is_alive() and crashed == [], f"the ready thread crashed: {crashed!r}"
+    assert lock.acquire(timeout=5), "the workers' lock was never released"
+    lock.release()
+    assert "the warm zygote did not start" in capfd.readouterr().err
