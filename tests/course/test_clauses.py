@@ -4,6 +4,7 @@ with a mutant that only those checks catch, and the student notebook shows them 
 Correct answers written in other styles (``tests/course/alternatives/``) keep full marks."""
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -53,15 +54,89 @@ def namespaces():
     return get
 
 
-def _failing_checks(namespace: dict, names: list[str], seed: int) -> dict[str, str]:
+class _Reads(dict):
+    """A namespace that notes every name a check looks up (``in``, ``[]``, ``get``)."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.read: set[str] = set()
+
+    def __contains__(self, name):
+        self.read.add(name)
+        return super().__contains__(name)
+
+    def __getitem__(self, name):
+        self.read.add(name)
+        return super().__getitem__(name)
+
+    def get(self, name, default=None):
+        self.read.add(name)
+        return super().get(name, default)
+
+
+def _run_one(namespace: dict, name: str, seed: int) -> tuple[str | None, set[str]]:
+    """(why the check failed, or None; the names it looked up)."""
+    seen = _Reads(namespace)
+    try:
+        run_check(name, seen, seed=seed)
+        return None, seen.read
+    except CheckFailure as exc:
+        return str(exc), seen.read
+    except Exception as exc:  # noqa: BLE001 - a crash inside a check is a failure of that check
+        return f"{type(exc).__name__}: {exc}", seen.read
+
+
+@pytest.fixture(scope="module")
+def reference_runs(namespaces):
+    """Per assignment and seed: each check's verdict on the reference answers and the names it
+    looked up there. A wrong answer that rebinds none of those names (and changes nothing
+    else: ``only_rebinds``) meets that check exactly as the reference did: the check reads the
+    same objects (the reference's functions see the reference's own globals, not the copy the
+    wrong answer was run into) and draws from the same seed."""
+    cache = {}
+
+    def get(assignment, seed):
+        if (assignment, seed) not in cache:
+            namespace = namespaces(assignment)
+            cache[assignment, seed] = namespace, {name: _run_one(namespace, name, seed) for name in
+                                                  [c.name for c in checks_for(_prefix(assignment))]}
+        return cache[assignment, seed]
+
+    return get
+
+
+def only_rebinds(source: str) -> bool:
+    """The code only binds names at its top level (definitions, imports, assignments to names):
+    running it changes nothing outside the namespace it runs in."""
+    allowed = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)
+    for node in ast.parse(source).body:
+        if isinstance(node, allowed):
+            continue
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):  # a docstring
+            continue
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if all(isinstance(t, ast.Name) for t in targets):
+                continue
+        return False
+    return True
+
+
+def _failing_checks(namespace: dict, names: list[str], seed: int, reference=None) -> dict[str, str]:
+    """The checks among ``names`` that fail on ``namespace``. With ``reference`` (``reference_runs``'
+    (namespace, runs)), a check is not run again when none of the names it looked up on the
+    reference is bound to another object here: its verdict is the reference's."""
     failing = {}
+    if reference is not None:
+        ref_ns, runs = reference
+        changed = {k for k in set(namespace) | set(ref_ns) if k not in ref_ns or k not in namespace or namespace[k] is not ref_ns[k]}
     for name in names:
-        try:
-            run_check(name, dict(namespace), seed=seed)
-        except CheckFailure as exc:
-            failing[name] = str(exc)
-        except Exception as exc:  # noqa: BLE001 - a crash inside a check is a failure of that check
-            failing[name] = f"{type(exc).__name__}: {exc}"
+        if reference is not None and not runs[name][1] & changed:
+            why = runs[name][0]
+        else:
+            why, _ = _run_one(namespace, name, seed)
+        if why is not None:
+            failing[name] = why
     return failing
 
 
@@ -103,7 +178,7 @@ CLAUSE_CASES = [(a, c.id) for a in ASSIGNMENTS for c in clauses(_prefix(a))]
 
 
 @pytest.mark.parametrize("assignment,clause_id", CLAUSE_CASES, ids=[cid for _, cid in CLAUSE_CASES])
-def test_each_clause_has_a_mutant_only_its_checks_catch(assignment, clause_id, namespaces):
+def test_each_clause_has_a_mutant_only_its_checks_catch(assignment, clause_id, namespaces, reference_runs):
     prefix = _prefix(assignment)
     clause = next(c for c in clauses(prefix) if c.id == clause_id)
     all_checks = [c.name for c in checks_for(prefix)]
@@ -112,10 +187,11 @@ def test_each_clause_has_a_mutant_only_its_checks_catch(assignment, clause_id, n
     verdicts = []
     for m in candidates:
         namespace = namespaces(assignment)
-        exec(compile(m.read_text(encoding="utf-8"), str(m), "exec"), namespace)
+        source = m.read_text(encoding="utf-8")
+        exec(compile(source, str(m), "exec"), namespace)
         ok = True
         for seed in SEEDS:
-            failing = _failing_checks(namespace, all_checks, seed)
+            failing = _failing_checks(namespace, all_checks, seed, reference_runs(assignment, seed) if only_rebinds(source) else None)
             caught = set(failing) & set(clause.checks)
             others = {k: v for k, v in failing.items() if k not in clause.checks}
             if not caught or others:
@@ -161,3 +237,42 @@ def test_alternative_correct_answer_keeps_full_marks(assignment, alternative, na
     exec(compile(alternative.read_text(encoding="utf-8"), str(alternative), "exec"), namespace)
     report = grade_in_process(assignment, namespace, ROOT)
     assert report.full_marks, f"{alternative.name}, a correct answer in another style, loses points:\n{report.table()}"
+
+
+SHORTCUT_CHAPTERS = ["04-queries-keys-values", "07-positional-encoding"]  # cheap: every check on every mutant twice
+
+
+@pytest.mark.parametrize("assignment", SHORTCUT_CHAPTERS)
+def test_the_reference_shortcut_gives_a_full_runs_verdicts(assignment, namespaces, reference_runs):
+    """The shortcut of test_each_clause_has_a_mutant_only_its_checks_catch (a check that reads no
+    name a wrong answer rebinds keeps the reference's verdict) against running every check."""
+    names = [c.name for c in checks_for(_prefix(assignment))]
+    shortcut_taken = 0
+    for m in mutants(assignment):
+        namespace = namespaces(assignment)
+        source = m.read_text(encoding="utf-8")
+        exec(compile(source, str(m), "exec"), namespace)
+        assert only_rebinds(source), f"{m.name}: the chapter's mutants only redefine names"
+        ref_ns, runs = reference_runs(assignment, SEEDS[0])
+        shortcut_taken += sum(not runs[n][1] & {k for k in namespace if namespace[k] is not ref_ns.get(k)} for n in names)
+        full = _failing_checks(namespace, names, SEEDS[0])
+        assert _failing_checks(namespace, names, SEEDS[0], reference_runs(assignment, SEEDS[0])).keys() == full.keys(), m.name
+    assert shortcut_taken, "no check was skipped: the comparison proves nothing"
+
+
+def test_the_shortcut_is_not_taken_for_code_that_changes_more_than_names():
+    assert only_rebinds('"""doc"""\nimport torch\nfrom torch import nn\nX: int = 1\ndef f():\n    pass\nclass A(nn.Module):\n    pass\n')
+    for source in ["torch.softmax = lambda x, dim: x", "import torch\ntorch.manual_seed(0)", "globals()['f'] = 1",
+                   "for i in range(2):\n    pass", "a.b, c = 1, 2", "x[0] = 1"]:
+        assert not only_rebinds(source), source
+
+
+@pytest.mark.parametrize("assignment", SHORTCUT_CHAPTERS[:1])
+def test_a_check_notes_every_name_it_looks_up(assignment, reference_runs):
+    """ctx looks names up with ``in`` and ``[]``; 09's graded run with ``get`` (its cache key)."""
+    _, runs = reference_runs(assignment, SEEDS[0])
+    for clause in clauses(_prefix(assignment)):
+        for name in clause.checks:
+            assert clause.target in runs[name][1], (name, runs[name][1])
+    seen = _Reads({"TinyTagger": 1})
+    assert seen.get("TinyTagger") == 1 and seen.get("train_tagger") is None and seen.read == {"TinyTagger", "train_tagger"}

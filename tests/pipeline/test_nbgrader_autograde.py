@@ -1,13 +1,16 @@
 """(b) (c) Plain `nbgrader autograde`, run from the root of a temporary copy of the course:
 a perfect submission scores full marks, the untouched student notebook scores 0
-automatic points, and one wrong answer (a mutant) loses points."""
+automatic points, and one wrong answer (a mutant) loses points, in every assignment (all
+graded by one run of nbgrader, as an instructor grades a term's backlog)."""
 from __future__ import annotations
+
+import sys
 
 import nbformat
 import pytest
 
 from tests.support import ASSIGNMENTS, ROOT
-from tests.support.coursecopy import make_course_copy, nbgrader
+from tests.support.coursecopy import make_course_copy, nbgrader, run
 from tests.support.studentwork import mutant_submission, mutants, perfect_submission
 
 
@@ -25,24 +28,36 @@ def _auto_scores(course, assignment, student):
     return scores, manual
 
 
-@pytest.fixture(scope="module", params=ASSIGNMENTS)
-def graded_course(request, tmp_path_factory):
-    assignment = request.param
-    course = make_course_copy(ROOT, tmp_path_factory.mktemp(assignment))
-    nbgrader(["generate_assignment", assignment, "--force"], course)
-    released = course / "exercises" / assignment / f"{assignment}.ipynb"
-    wrong = mutants(assignment)[0]
-    submissions = {
-        "perfect": perfect_submission(assignment, ROOT),
-        "untouched": nbformat.read(str(released), as_version=4),
-        "mutant": mutant_submission(assignment, ROOT, wrong),
-    }
-    for student, nb in submissions.items():
-        folder = course / "submitted" / student / assignment
-        folder.mkdir(parents=True)
-        nbformat.write(nb, str(folder / f"{assignment}.ipynb"))
-    nbgrader(["autograde", assignment, "--create", "--force"], course, timeout=1800)
-    return course, assignment, wrong
+@pytest.fixture(scope="module")
+def graded_class(tmp_path_factory):
+    """One course copy, every assignment released and graded by one `nbgrader generate_assignment
+    "*"` and one `nbgrader autograde "*"` (nbgrader takes the id as a glob): per assignment three
+    students, the perfect, the untouched and the mutant one. Returns (course, the mutant of each
+    assignment, what autograde printed)."""
+    course = make_course_copy(ROOT, tmp_path_factory.mktemp("nbgrader-autograde"))
+    nbgrader(["generate_assignment", "*", "--force"], course)
+    wrong = {}
+    for assignment in ASSIGNMENTS:
+        released = course / "exercises" / assignment / f"{assignment}.ipynb"
+        wrong[assignment] = mutants(assignment)[0]
+        submissions = {
+            "perfect": perfect_submission(assignment, ROOT),
+            "untouched": nbformat.read(str(released), as_version=4),
+            "mutant": mutant_submission(assignment, ROOT, wrong[assignment]),
+        }
+        for student, nb in submissions.items():
+            folder = course / "submitted" / student / assignment
+            folder.mkdir(parents=True)
+            nbformat.write(nb, str(folder / f"{assignment}.ipynb"))
+    done = run([sys.executable, "-m", "nbgrader", "autograde", "*", "--create", "--force"], course, timeout=3600)
+    return course, wrong, f"nbgrader autograde exited {done.returncode}:\n{done.stdout[-3000:]}\n{done.stderr[-5000:]}"
+
+
+@pytest.fixture(params=ASSIGNMENTS)
+def graded_course(request, graded_class):
+    course, wrong, log = graded_class
+    assert (course / "autograded" / "perfect" / request.param).is_dir(), f"{request.param} was not autograded: {log}"
+    return course, request.param, wrong[request.param]
 
 
 def test_perfect_submission_full_marks(graded_course):
