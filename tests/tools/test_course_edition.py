@@ -1,5 +1,6 @@
 """``make course-edition``: the student-facing edition builds in a virtual environment of its
-own (its ``make book``: warnings are errors, every page executed, on its own helpers), passes
+own (its ``make book``: warnings are errors, on its own helpers; one page executed there, the
+others the open book's code, executed by the open book's build, on helpers that import there), passes
 its own tests (its ``make test``), and nothing an instructor
 grades with can be found in it: not in its sources, its notebooks, its built HTML, the
 pages' downloads or the search index."""
@@ -16,6 +17,7 @@ import sysconfig
 from pathlib import Path
 
 import pytest
+import yaml
 
 from autograder.pipeline.coursedir import assignments, nbgrader_meta, read, source_path
 from course import authoring
@@ -191,14 +193,84 @@ def test_the_edition_is_not_made_for_the_open_repository(class_root, tmp_path):
     assert not (tmp_path / "c").exists()
 
 
+# The edition's own build executes this page; the others are the open build's code (the open
+# book executes them in tests/book) and run here only through what the edition changes:
+# test_the_pages_run_the_open_pages_code_on_helpers_the_edition_has.
+EXECUTED_PAGE = "book/01-text-representations.md"
+
+
+def execute_one_page(dest: Path, page: str = EXECUTED_PAGE) -> None:
+    """The edition's _config.yml, with every chapter page but ``page`` kept from execution."""
+    config = dest / "_config.yml"
+    data = yaml.safe_load(config.read_text(encoding="utf-8"))
+    others = [str(p.relative_to(dest)) for p in sorted((dest / "book").glob("[0-9][0-9]-*.md")) if str(p.relative_to(dest)) != page]
+    data["execute"]["exclude_patterns"] = data["execute"].get("exclude_patterns", []) + others
+    config.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
+
+
 @pytest.fixture(scope="module")
 def edition(class_root, tmp_path_factory) -> Path:
-    """The edition as its users meet it: its own ``.venv``, then its own ``make book``."""
+    """The edition as its users meet it: its own ``.venv``, then its own ``make book`` (one page executed)."""
     dest = course_edition(tmp_path_factory.mktemp("edition") / "class", class_root, repository_url=EDITION_URL)
     edition_venv(dest)
+    execute_one_page(dest)
     done = run_make(dest, "book")
     assert done.returncode == 0, f"the course edition's `make book` failed:\n{done.stdout[-5000:]}\n{done.stderr[-3000:]}"
     return dest
+
+
+def code_cells(page: Path) -> list[str]:
+    """A chapter page's code, cell by cell, its first cell without the install preamble (which
+    differs between editions by design)."""
+    cells = [c.source for c in read(page).cells if c.cell_type == "code"]
+    preamble = authoring._PAGE_PREAMBLE_RE.match(cells[0]) if cells else None
+    return [cells[0][preamble.end():] if preamble else cells[0], *cells[1:]] if cells else []
+
+
+IMPORTS_PROBE = r"""
+import ast, importlib, json, sys
+failed = []
+for where, source in json.load(sys.stdin):
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) in ("import_module", "__import__"):
+            failed.append(f"{where}: an import by name ({ast.unparse(node)}) cannot be checked")
+        names = [(a.name, None) for a in node.names] if isinstance(node, ast.Import) else                 [(node.module, a.name) for a in node.names] if isinstance(node, ast.ImportFrom) and node.level == 0 else []
+        for module, name in names:
+            try:
+                found = importlib.import_module(module)
+                if name not in (None, "*") and not hasattr(found, name):
+                    importlib.import_module(f"{module}.{name}")
+            except Exception as exc:
+                failed.append(f"{where}: {ast.unparse(node)}: {type(exc).__name__}: {exc}")
+print(json.dumps(failed))
+"""
+
+
+def unresolved_imports(edition: Path, sources: list[tuple[str, str]]) -> list[str]:
+    """Each import statement of ``sources`` (at any depth: a function's own imports too) tried
+    in the edition's environment: what fails there."""
+    done = subprocess.run([str(edition / ".venv" / "bin" / "python"), "-c", IMPORTS_PROBE], input=json.dumps(sources),
+                          cwd="/", capture_output=True, text=True, timeout=600, env={**os.environ, "MPLBACKEND": "Agg"})
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout)
+
+
+def test_the_pages_run_the_open_pages_code_on_helpers_the_edition_has(edition):
+    """What the edition changes in a page is its install preamble (run by the executed page) and
+    the environment it runs in. So each page's code is the open page's code, which the open
+    book's build executes, and every import of the pages and of the edition's helpers (its
+    functions' own imports too) works in the edition's environment. A planted import of the
+    open edition's checks, inside a helper's function, is found."""
+    pages = sorted((edition / "book").glob("[0-9][0-9]-*.md"))
+    assert len(pages) == len(list((ROOT / "book").glob("[0-9][0-9]-*.md"))) and (edition / EXECUTED_PAGE) in pages
+    for page in pages:
+        assert code_cells(page) == code_cells(ROOT / "book" / page.name), f"{page.name}'s code is not the open page's"
+    sources = [(f"book/{p.name}", "\n".join(code_cells(p))) for p in pages]
+    sources += [(str(p.relative_to(edition)), p.read_text(encoding="utf-8")) for p in sorted((edition / "course").rglob("*.py"))]
+    assert len(sources) > len(pages) + 3, sources
+    assert unresolved_imports(edition, sources) == []
+    planted = sources[-1][1] + "\n\ndef _planted():\n    from course.checks import run_check\n"
+    assert [f.split(":")[0] for f in unresolved_imports(edition, [(sources[-1][0], planted)])] == [sources[-1][0]]
 
 
 def test_the_edition_environment_has_no_open_edition_code(edition):
@@ -220,7 +292,8 @@ def test_the_edition_has_what_students_need_and_not_the_rest(edition):
     html = edition / "_build" / "html"
     assert (html / "book" / "09-capstone.html").is_file() and (html / "exercises" / "03-softmax" / "03-softmax.html").is_file()
     assert not (html / "solutions").exists(), "solution pages were built"
-    assert EDITION_URL in (html / "book" / "01-text-representations.html").read_text(encoding="utf-8")
+    executed = (html / Path(EXECUTED_PAGE).with_suffix(".html")).read_text(encoding="utf-8")
+    assert EDITION_URL in executed and "cell_output" in executed, "the executed page has no outputs"
     intro = (edition / "book" / "intro.md").read_text(encoding="utf-8")
     assert "open-edition" not in intro and "reference solutions" not in intro and "hidden\ntests; this edition" in intro
 
