@@ -23,8 +23,9 @@ os.environ.setdefault("COURSE_CHECK_SEED", "20261203")
 # modules that share a session fixture or watch the same processes go together: the built
 # book, and the class of cheating submissions (whose leftover-process checks would see each
 # other's sleepers). (xdist's own --dist loadgroup marks do not work with this pytest.)
-# The in-process clause and mutant tests go to the workers chapter by chapter (their module
-# fixture builds one reference namespace per chapter, so a chapter's tests stay together):
+# The in-process clause and mutant tests go to the workers chapter by chapter, a chapter's
+# tests of both modules together (their session fixture builds one reference namespace per
+# chapter and process: tests/course/conftest.py):
 # chapter 09's trains models for minutes, and one process holding every chapter was the longest.
 _BY_CHAPTER = {"test_clauses", "test_mutants"}
 _CHAPTER_PARAM = re.compile(r"\[(\d\d)[-./]")
@@ -39,7 +40,7 @@ else:
         def _split_scope(self, nodeid: str) -> str:
             module = nodeid.split("::", 1)[0]
             chapter = _CHAPTER_PARAM.search(nodeid) if Path(module).stem in _BY_CHAPTER else None
-            return f"{module}::{chapter.group(1)}" if chapter else _GROUPS.get(Path(module).stem, module)
+            return f"in-process-checks::{chapter.group(1)}" if chapter else _GROUPS.get(Path(module).stem, module)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_xdist_make_scheduler(config, log):

@@ -12,7 +12,7 @@ import pytest
 
 from autograder.checking import CheckFailure
 from autograder.pipeline.coursedir import nbgrader_meta, read, source_path
-from autograder.pipeline.score import grade_in_process, solution_namespace
+from autograder.pipeline.score import grade_in_process
 from course.authoring import CLAUSES_GRADE_ID, render_clauses
 from course.checks import checks_for, clauses, contract, run_check
 
@@ -40,18 +40,6 @@ def breaks(mutant: Path) -> list[str]:
 def alternatives(assignment: str) -> list[Path]:
     folder = ALTERNATIVES / assignment
     return sorted(folder.glob("*.py")) if folder.is_dir() else []
-
-
-@pytest.fixture(scope="module")
-def namespaces():
-    cache = {}
-
-    def get(assignment):
-        if assignment not in cache:
-            cache[assignment] = solution_namespace(assignment, ROOT)
-        return dict(cache[assignment])
-
-    return get
 
 
 class _Reads(dict):

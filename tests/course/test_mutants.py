@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from course.checks import contract, checks_for
-from autograder.pipeline.score import grade_in_process, solution_namespace
+from autograder.pipeline.score import grade_in_process
 from autograder.pipeline.coursedir import graded_cells, read, source_path
 
 from tests.support import ASSIGNMENTS, ROOT
@@ -17,18 +17,6 @@ ALL_MUTANTS = [(a, m) for a in ASSIGNMENTS for m in mutants(a)]
 
 def _prefix(assignment: str) -> str:
     return assignment.split("-", 1)[0]
-
-
-@pytest.fixture(scope="module")
-def namespaces():
-    cache = {}
-
-    def get(assignment):
-        if assignment not in cache:
-            cache[assignment] = solution_namespace(assignment, ROOT)
-        return dict(cache[assignment])
-
-    return get
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
