@@ -251,10 +251,10 @@ def test_math_accessibility_tools_stay_offline(site, browser):
         "const m = MathJax.startup.document.menu;"
         "['explorer', 'speech', 'braille'].forEach(k => m.menu.pool.lookup(k).setValue(true));"
     )
-    time.sleep(2)
+    # the explorer enriches the formulas after the menu's change: wait for that state, not for a time
+    enriched = wait_for(browser, "document.querySelectorAll('mjx-container [data-semantic-type]').length", 60)
     page_settled(browser)
     facts = browser.execute_script(PAGE_FACTS)
-    enriched = browser.execute_script("return document.querySelectorAll('mjx-container [data-semantic-type]').length")
     requests, console, failed = recorder.drain()
     assert facts["mathTypeset"] >= facts["mathSource"] > 0, "turning on the explorer blanked the formulas"
     assert enriched > 0, "the formulas carry no semantic (speech) markup"

@@ -7,14 +7,13 @@ tests/support/classroom.py: same notebooks, same limits)."""
 from __future__ import annotations
 
 import shutil
-import time
 
 import pytest
 
 from autograder.classgrade import grade_assignment
 from tests.support import ROOT
 from tests.support.cheats import ASSIGNMENT
-from tests.support.classroom import class_limits, marker_processes
+from tests.support.classroom import class_limits, lasting_marker_processes
 from tests.support.coursecopy import make_course_copy
 
 SUBSET = ["honest-perfect", "baseline-wrong", "cheat-patch-comparisons", "cheat-read-files", "cheat-write-files",
@@ -32,9 +31,8 @@ def graded(classroom, tmp_path_factory):
     for name in SUBSET:  # the very notebooks the local run graded
         shutil.copytree(classroom.course / "submitted" / name, course / "submitted" / name)
     dask = grade_assignment(ASSIGNMENT, course, limits=class_limits(), create=True, log=lambda m: None, scheduler="local")
-    time.sleep(1.0)  # anything that survived would still be there
     local = [s for s in classroom.report.students if s.student in SUBSET]
-    return {"dask": dask, "local": local}, students, marker_processes(classroom.env["marker"], str(base))
+    return {"dask": dask, "local": local}, students, lasting_marker_processes(classroom.env["marker"], str(base))
 
 
 def test_dask_scores_equal_local_scores(graded):
