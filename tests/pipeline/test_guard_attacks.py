@@ -12,7 +12,7 @@ import torch
 
 from autograder.checking import Check, CheckFailure, expect_tensor
 from autograder.checking.failures import StudentCodeError
-from autograder.isolation import Kernel, Limits, sandbox_problem
+from autograder.isolation import Kernel, Limits, WarmKernel, sandbox_problem
 from autograder.pipeline.decide import RemoteContext, Session
 from autograder.pipeline.scan import StudentSource
 
@@ -140,9 +140,9 @@ HONEST_EXTRA = {  # honest answers that touch what the guard watches and must ke
 }
 
 
-def _kernel():
+def _kernel(kind=Kernel):
     assert sandbox_problem() is None, sandbox_problem()
-    k = Kernel(None, Limits(cell_timeout=30), forbidden=sorted(set(SOFTMAX.forbidden) | set(SDPA.forbidden)))
+    k = kind(None, Limits(cell_timeout=30), forbidden=sorted(set(SOFTMAX.forbidden) | set(SDPA.forbidden)))
     k.start()
     return k
 
@@ -156,8 +156,10 @@ def kernel():
 
 @pytest.fixture()
 def own_kernel():
-    """A kernel for one attack: what an attack leaves in its kernel (a patched runner) stays there."""
-    k = _kernel()
+    """A kernel for one attack: what an attack leaves in its kernel (a patched runner) stays there.
+    Forked by the warm zygote, as grading does by default (the same runner and guard as a cold
+    kernel, which the other tests here use: fork, not a second import of torch, per attack)."""
+    k = _kernel(WarmKernel)
     yield k
     k.stop()
 
