@@ -110,10 +110,9 @@ book: $(RUNTIME)
 	set -o pipefail; $(BIN)/jupyter-book build . $(BOOK_FLAGS) 2>&1 | { grep -v --line-buffered "$(KERNEL_NOTICE)" || true; }
 	@echo "Book: file://$(CURDIR)/_build/html/index.html"
 
-# Three test processes (pytest-xdist) on two cores: about a third of the suite's time is waiting
-# (a kernel at its wall-clock cap, a sleeping cheat, a service between polls), which a third
-# process fills; no test's verdict depends on the load (CONTRIBUTING, "What a test may cost").
-TEST_WORKERS ?= 3
+# Two test processes (pytest-xdist): most tests wait on one single-threaded kernel or subprocess.
+# (Three were tried: not faster on two cores, CONTRIBUTING, "What a test may cost".)
+TEST_WORKERS ?= 2
 # It ends by printing its own wall time (CONTRIBUTING, "What a test may cost").
 test: $(TESTTOOLS)
 	@start=$$(date +%s); $(BIN)/python -m pytest tests -n $(TEST_WORKERS); status=$$?; \

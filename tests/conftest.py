@@ -18,7 +18,7 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 os.environ.setdefault("COURSE_CHECK_SEED", "20261203")
 
 
-# `make test` runs the suite in three processes (pytest-xdist). The tests of one module stay in
+# `make test` runs the suite in two processes (pytest-xdist). The tests of one module stay in
 # one process, in order (their module fixtures are made once; some modules are a sequence);
 # modules that share a session fixture or watch the same processes go together: the built
 # book, and the class of cheating submissions (whose leftover-process checks would see each
