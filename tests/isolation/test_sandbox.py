@@ -19,7 +19,7 @@ import pytest
 
 from autograder.isolation import GiB, MiB, Kernel, KernelError, KernelTimeout, Limits, SandboxUnavailable, sandbox_problem, wire
 from autograder.isolation.seccomp import lockdown_program, seccomp_program
-from tests.support import ROOT
+from tests.support import ROOT, soon
 from tests.support.bpf import RET_ALLOW, errno_of, run_filter
 
 
@@ -231,19 +231,10 @@ if os.fork() == 0:
     os._exit(0)
 '''
         assert k.request({"op": "run", "code": code}, 30)["status"] == "ok"
-        assert _soon(lambda: _processes(marker)), "the probe did start its processes"
+        assert soon(lambda: _processes(marker)), "the probe did start its processes"
     # killed processes take a moment to go on a busy machine: wait for that state (a survivor sleeps for minutes)
-    assert _soon(lambda: not _processes(marker)), f"left running: {_processes(marker)}"
+    assert soon(lambda: not _processes(marker)), f"left running: {_processes(marker)}"
 
-
-def _soon(condition, seconds: float = 60.0) -> bool:
-    """Whether ``condition()`` holds within ``seconds`` (polled): a state, not a time, decides."""
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.1)
-    return True
 
 
 def _processes(marker: str) -> list[str]:

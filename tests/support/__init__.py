@@ -4,9 +4,22 @@ copy (``coursecopy``), student notebooks built from the reference or a mutant
 headless Chromium (``browserkit``)."""
 from __future__ import annotations
 
+import time
+
 from pathlib import Path
 
 from autograder.pipeline.coursedir import assignments
 
 ROOT = Path(__file__).resolve().parents[2]
 ASSIGNMENTS = assignments(ROOT)
+
+
+def soon(condition, seconds: float = 60.0) -> bool:
+    """Whether ``condition()`` holds within ``seconds`` (polled): a state decides, not a time
+    (on a busy machine a killed process takes a moment to go; a survivor stays for minutes)."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True

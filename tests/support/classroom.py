@@ -20,7 +20,7 @@ from pathlib import Path
 
 from autograder.classgrade import grade_assignment
 from autograder.isolation import GiB, Limits, sandbox_problem
-from tests.support import ROOT
+from tests.support import ROOT, soon
 from tests.support.cheats import ASSIGNMENT, build_class, write_class
 from tests.support.coursecopy import make_course_copy
 
@@ -101,14 +101,10 @@ def marker_processes(*markers: str) -> list[str]:
 
 
 def lasting_marker_processes(*markers: str, within: float = 60.0) -> list[str]:
-    """The marked processes still there after ``within`` seconds (polled): killed ones take a
+    """The marked processes still there after ``within`` seconds (``soon``): killed ones take a
     moment to go on a busy machine; a survivor sleeps for minutes and is still found."""
-    deadline = time.monotonic() + within
-    found = marker_processes(*markers)
-    while found and time.monotonic() < deadline:
-        time.sleep(0.2)
-        found = marker_processes(*markers)
-    return found
+    soon(lambda: not marker_processes(*markers), within)
+    return marker_processes(*markers)
 
 
 @dataclass
