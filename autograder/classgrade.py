@@ -49,13 +49,13 @@ from pathlib import Path
 
 from .checking.registry import source_digest
 from .isolation import Limits, SandboxUnavailable, clean_leftovers, sandbox_problem, scratch_prefix
-from .pipeline.cells import graded_cells, is_test_cell, nbgrader_meta, split_test_cell
-from .pipeline.coursedir import COURSE_ROOT, course_directory, read, source_path
-from .pipeline.executors import Executor, make_executor
-from .pipeline.gradebook import read_scores, save, sync_gradebook, written_answers
-from .pipeline.outcome import Kind, RunResult, status_of
-from .pipeline.score import ClassReport, StudentResult
-from .pipeline.submission import FINGERPRINT_FILES, Job, copy_submission_files, fingerprint, prepare, real_submission_folder, students_of
+from .notebooks.cells import graded_cells, is_test_cell, nbgrader_meta, split_test_cell
+from .notebooks.coursedir import COURSE_ROOT, course_directory, read, source_path
+from .grading.executors import Executor, make_executor
+from .term.gradebook import read_scores, save, sync_gradebook, written_answers
+from .grading.outcome import Kind, RunResult, status_of
+from .grading.score import ClassReport, StudentResult
+from .grading.submission import FINGERPRINT_FILES, Job, copy_submission_files, fingerprint, prepare, real_submission_folder, students_of
 
 MARKER = ".autograder-source"  # autograded/<student>/<assignment>/: what the last grade was made from
 

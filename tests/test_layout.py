@@ -25,12 +25,15 @@ LAYERS = [  # (module prefix, layer): the longest matching prefix decides
     ("autograder.isolation", 0),
     ("course.device_rule", 0),
     ("autograder.checking", 1),
+    ("autograder.notebooks", 1),
     ("course", 2),
-    ("autograder.pipeline", 3),
-    ("autograder.selfcheck", 4),
-    ("autograder.classgrade", 4),
-    ("autograder", 5),  # the package itself, cli, __main__
-    ("tools", 6),
+    ("autograder.grading", 3),
+    ("autograder.term", 4),
+    ("autograder.pipeline", 4),  # old import paths of the term's modules, kept for configurations
+    ("autograder.selfcheck", 5),
+    ("autograder.classgrade", 5),
+    ("autograder", 6),  # the package itself, cli, __main__
+    ("tools", 7),
 ]
 INTERFACE = "autograder.isolation"
 INTERFACE_MODULES = {INTERFACE, INTERFACE + ".wire"}  # the package, and the wire format it exports
@@ -148,9 +151,9 @@ def test_the_checker_sees_upward_imports_and_circles(tmp_path):
         "autograder/__init__.py": "",
         "autograder/isolation/__init__.py": "from .kernel import Kernel\n",
         "autograder/isolation/kernel.py": "def Kernel():\n    from course import checks\n",
-        "autograder/pipeline/__init__.py": "",
-        "autograder/pipeline/execute.py": "from autograder.isolation.kernel import Kernel\nfrom . import score\n",
-        "autograder/pipeline/score.py": "from .execute import run\n",
+        "autograder/grading/__init__.py": "",
+        "autograder/grading/execute.py": "from autograder.isolation.kernel import Kernel\nfrom . import score\n",
+        "autograder/grading/score.py": "from .execute import run\n",
         "course/__init__.py": "",
         "course/checks.py": "import tools.serve\n",
         "tools/__init__.py": "",
@@ -163,7 +166,7 @@ def test_the_checker_sees_upward_imports_and_circles(tmp_path):
     problems = violations(graph)
     assert "autograder.isolation.kernel imports course.checks, a part above its own" in problems
     assert "autograder.isolation.kernel (isolation layer) imports course.checks" in problems
-    assert "autograder.pipeline.execute imports autograder.isolation.kernel: use the interface, autograder.isolation" in problems
+    assert "autograder.grading.execute imports autograder.isolation.kernel: use the interface, autograder.isolation" in problems
     assert "course.checks imports tools.serve, a part above its own" in problems
-    assert circles(graph) == [["autograder.pipeline.execute", "autograder.pipeline.score"]]
+    assert circles(graph) == [["autograder.grading.execute", "autograder.grading.score"]]
     assert len(problems) == 4, problems

@@ -13,8 +13,8 @@ import torch
 from autograder.checking import Check, CheckFailure, expect_tensor
 from autograder.checking.failures import StudentCodeError
 from autograder.isolation import Kernel, Limits, WarmKernel, sandbox_problem
-from autograder.pipeline.decide import RemoteContext, Session
-from autograder.pipeline.scan import StudentSource
+from autograder.grading.decide import RemoteContext, Session
+from autograder.grading.scan import StudentSource
 
 
 def _softmax_check(ctx):
@@ -267,9 +267,9 @@ def _softmax_points(answer: str | None) -> dict:
     import tempfile
     from pathlib import Path
 
-    from autograder.pipeline.coursedir import nbgrader_meta, reference_submission
-    from autograder.pipeline.execute import NotebookRunner
-    from autograder.pipeline.score import score_executed
+    from autograder.notebooks.coursedir import nbgrader_meta, reference_submission
+    from autograder.grading.execute import NotebookRunner
+    from autograder.grading.score import score_executed
     from tests.support import ROOT
 
     nb = reference_submission("03-softmax", ROOT)

@@ -8,7 +8,7 @@ import nbformat
 import pytest
 
 from autograder.isolation import Limits, limits_from_args, sandbox_problem
-from autograder.pipeline.outcome import STATUSES, Kind, RunResult, Verdict, status_of
+from autograder.grading.outcome import STATUSES, Kind, RunResult, Verdict, status_of
 
 from tests.support import ROOT
 from tests.support.cheats import ASSIGNMENT, _set_answer

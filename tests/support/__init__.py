@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from autograder.pipeline.coursedir import assignments
+from autograder.notebooks.coursedir import assignments
 
 ROOT = Path(__file__).resolve().parents[2]
 ASSIGNMENTS = assignments(ROOT)

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import nbformat
 
-from .coursedir import source_path
+from ..notebooks.coursedir import source_path
 from .outcome import Kind, RunResult
-from .sanitize import InvalidNotebook, load_submission, nbgrader_sanitize, restore_instructor_cells
+from ..notebooks.sanitize import InvalidNotebook, load_submission, nbgrader_sanitize, restore_instructor_cells
 
 MAX_FILES = 500
 
