@@ -50,7 +50,7 @@ class Context:
 
     ``largest_created``: after a call into student code by a check with forbidden routines (so
     under the recorder), the number of elements of the largest floating-point tensor that call
-    created (at most the memory it spans; see ``isolation.recorder``), else None.
+    created (at most the memory it spans; see ``isolation.guard.recorder``), else None.
     """
 
     def __init__(self, check: Check, seed: int | None = None, device: torch.device | None = None):

@@ -84,7 +84,7 @@ def kernel():
     k.stop()
 
 
-# the kernel's guard (isolation/guard.py) refuses the forbidden operator at torch's dispatcher, before
+# the kernel's guard (isolation/guard/guard.py) refuses the forbidden operator at torch's dispatcher, before
 # the recorder sees that torch functions were switched off: forbidden, where in-process it is tampering
 IN_THE_SANDBOX = {"recorder_switched_off": "forbidden"}
 

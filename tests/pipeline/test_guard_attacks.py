@@ -1,8 +1,8 @@
 """Verdicts the student's code cannot reach (issue 25, item 1): attacks on the grader's record of
 what a graded call did, each run for real in one sandboxed kernel beside honest answers and the
 same wrong answer without the trick. An attack must never pass (score above its baseline); the
-honest answers keep full marks. What decides is the kernel's guard (isolation/guard.py), read by
-the grader (isolation/guardlog.py): forbidden operators are refused at torch's dispatcher in every
+honest answers keep full marks. What decides is the kernel's guard (isolation/guard/guard.py), read by
+the grader (isolation/guard/guardlog.py): forbidden operators are refused at torch's dispatcher in every
 thread; frames, the collector's object lists, serialized code, new processes and ctypes asked for
 by student code are refused and recorded; a record the guard did not write is tampering."""
 from __future__ import annotations

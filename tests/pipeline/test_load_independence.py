@@ -14,7 +14,7 @@ import pytest
 
 from autograder.isolation import Limits, sandbox_problem
 from autograder.isolation import machine_slowness
-from autograder.isolation.limits import work_seconds
+from autograder.isolation.sandbox.limits import work_seconds
 from autograder.notebooks.coursedir import nbgrader_meta, reference_submission
 from autograder.grading.execute import NotebookRunner
 from autograder.grading.score import score_executed

@@ -57,7 +57,7 @@ def test_an_explicit_timeout_is_kept():
     from traitlets.config import Config
 
     from autograder.classgrade import with_nbgrader_timeout
-    from autograder.isolation.limits import DEFAULT_CELL_TIMEOUT
+    from autograder.isolation.sandbox.limits import DEFAULT_CELL_TIMEOUT
 
     cfg = Config()
     cfg.Execute.timeout = 45
