@@ -2,8 +2,8 @@
 
 * the parts are layered, lowest first: the isolation layer (``autograder.isolation``: the sandbox
   from outside, ``.sandbox``; the guard, ``.guard``; the kernels and their wire, ``.kernels``; the
-  layer's interface, the package itself) and the course's device rule (``course.device_rule``,
-  which pages, notebooks and checks share), the check framework (``autograder.checking``) and the
+  layer's interface, the package itself), the check framework (``autograder.checking``, which
+  imports nothing of the course: the checks package hands it the checks and the device rule) and the
   course's notebooks read safely (``autograder.notebooks``), the course content (``course``), the
   grading steps (``autograder.grading``), the instructor's term (``autograder.term``, with the old
   paths ``autograder.pipeline`` keeps for configurations), the commands that run them
@@ -29,7 +29,6 @@ LAYERS = [  # (module prefix, layer): the longest matching prefix decides
     ("autograder.isolation.guard", 1),  # the guard inside the kernel, its records, the recorder
     ("autograder.isolation.kernels", 2),  # cold and warm kernels, their runners and wire
     ("autograder.isolation", 3),  # the layer's interface
-    ("course.device_rule", 3),
     ("autograder.checking", 4),
     ("autograder.notebooks", 4),
     ("course", 5),

@@ -4,6 +4,7 @@ this process; ``run_check`` is the entry point a hidden test cell calls."""
 from __future__ import annotations
 
 import contextlib
+import importlib
 import inspect
 import os
 import re
@@ -12,19 +13,18 @@ from typing import Any
 
 import torch
 
-from course.device_rule import pick_device
-
 from ..isolation import DeviceWatch, Recorder
 from .failures import CheckFailure, NotAnswered, StudentCodeError, not_answered, untrusted
 from .forbidden import forbidden_calls_tripwire, forbidden_in_source
-from .registry import Check, get_check
+from .registry import CHECKS_PACKAGE, Check, get_check
 
 
 # --------------------------------------------------------------------------- device
 def course_device() -> torch.device:
-    """The device hidden tests run on: the course's rule (``course.device_rule``): $COURSE_DEVICE,
-    else CUDA, MPS, CPU."""
-    return pick_device()
+    """The device hidden tests run on: the course's rule, which the checks package hands to the
+    framework as it hands it the checks (``course.checks.DEVICE_RULE``, ``course.device_rule.pick_device``):
+    $COURSE_DEVICE, else CUDA, MPS, CPU."""
+    return importlib.import_module(CHECKS_PACKAGE).DEVICE_RULE()
 
 
 def fresh_seed() -> int:

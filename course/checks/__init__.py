@@ -20,3 +20,4 @@ from autograder.checking import (  # noqa: F401
     load_all_checks,
     run_check,
 )
+from course.device_rule import pick_device as DEVICE_RULE  # noqa: F401 - the device checks run on (``autograder.checking.course_device``)
