@@ -12,7 +12,9 @@
 * the isolation layer imports nothing of the project outside itself (no course, no grading);
 * the rest of the project reaches the isolation layer through its package interface
   (``autograder.isolation``, which exports the wire format too), never through its other modules;
-* no two modules import each other, directly or through others (no import circles).
+* no two modules import each other, directly or through others (no import circles);
+* no folder holds more than ``MAX_MODULES`` Python modules (``__init__.py`` counted), so a part
+  that grows splits into folders a reader can guess.
 
 The checker is tested on a small made-up tree too, so that it can be seen to fail.
 """
@@ -42,6 +44,19 @@ LAYERS = [  # (module prefix, layer): the longest matching prefix decides
 ]
 INTERFACE = "autograder.isolation"
 INTERFACE_MODULES = {INTERFACE}  # the package (it exports the wire format too: ``from autograder.isolation import wire``)
+
+
+MAX_MODULES = 12
+
+
+def crowded_folders(root: Path, packages=PACKAGES) -> dict[str, int]:
+    """Folders of the given packages holding more than ``MAX_MODULES`` .py files directly."""
+    folders = {}
+    for pkg in packages:
+        for path in (root / pkg).rglob("*.py"):
+            folder = str(path.parent.relative_to(root))
+            folders[folder] = folders.get(folder, 0) + 1
+    return {folder: n for folder, n in sorted(folders.items()) if n > MAX_MODULES}
 
 
 def module_files(root: Path, packages=PACKAGES) -> dict[str, Path]:
@@ -150,6 +165,12 @@ def test_no_import_circles():
     assert not found, "import circles: " + "; ".join(" -> ".join(c) for c in found)
 
 
+def test_no_folder_holds_more_than_twelve_modules():
+    assert len(module_files(ROOT)) > 30, "the layout test found too few modules to be reading the real tree"
+    crowded = crowded_folders(ROOT)
+    assert not crowded, f"folders with more than {MAX_MODULES} modules (split them by concern): {crowded}"
+
+
 def test_the_checker_sees_upward_imports_and_circles(tmp_path):
     """A made-up tree with every kind of mistake: the checks above must report each one."""
     files = {
@@ -182,3 +203,7 @@ def test_the_checker_sees_upward_imports_and_circles(tmp_path):
     assert "autograder.grading.score imports autograder.term.gradebook, a part above its own" in problems
     assert circles(graph) == [["autograder.grading.execute", "autograder.grading.score"]]
     assert len(problems) == 6, problems
+    assert crowded_folders(tmp_path) == {}
+    for i in range(MAX_MODULES - 2):  # with __init__.py, execute.py and score.py: one too many
+        (tmp_path / "autograder" / "grading" / f"step{i}.py").write_text("")
+    assert crowded_folders(tmp_path) == {"autograder/grading": MAX_MODULES + 1}

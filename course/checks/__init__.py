@@ -1,4 +1,5 @@
-"""Hidden tests for every assignment, as named checks (see ``autograder.checking`` for the framework)."""
+"""Hidden tests for every assignment, as named checks (see ``autograder.checking`` for the framework).
+Imports the framework and the course's device rule, which it hands to the framework (``DEVICE_RULE``)."""
 from autograder.checking import (  # noqa: F401
     Check,
     Clause,
