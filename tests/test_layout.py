@@ -207,3 +207,19 @@ def test_the_checker_sees_upward_imports_and_circles(tmp_path):
     for i in range(MAX_MODULES - 2):  # with __init__.py, execute.py and score.py: one too many
         (tmp_path / "autograder" / "grading" / f"step{i}.py").write_text("")
     assert crowded_folders(tmp_path) == {"autograder/grading": MAX_MODULES + 1}
+
+
+def test_the_old_paths_configurations_name_still_import():
+    """Existing nbgrader_config.py and jupyter_server_config.py files name the term's modules by
+    their old paths (``autograder.pipeline.*``): those still give the same objects."""
+    import importlib
+
+    for old, new, names in [
+        ("autograder.pipeline.late", "autograder.term.late", ["DailyLatePenalty"]),
+        ("autograder.pipeline.mathjax", "autograder.term.mathjax", ["FeedbackExporter"]),
+        ("autograder.pipeline.formgrader", "autograder.term.formgrader",
+         ["HiddenTestsRemoved", "SandboxedGradingOnly", "_jupyter_server_extension_points", "_load_jupyter_server_extension"]),
+    ]:
+        before, after = importlib.import_module(old), importlib.import_module(new)
+        for name in names:
+            assert getattr(before, name) is getattr(after, name), f"{old}.{name}"
