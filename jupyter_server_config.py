@@ -14,8 +14,8 @@ c.ServerApp.jpserver_extensions.update({"autograder.formgrader_csp": True})
 # This is the formgrader server: nbgrader_config.py then turns formgrader's Autograde button
 # into a refusal that names the sandboxed command (`python -m autograder grade`), since the
 # button would run students' code unsandboxed inside this server; the refusal reaches the
-# button's box as its message, not as a Python traceback (autograder/pipeline/formgrader.py).
-c.ServerApp.jpserver_extensions.update({"autograder.pipeline.formgrader": True})
+# button's box as its message, not as a Python traceback (autograder/term/formgrader.py).
+c.ServerApp.jpserver_extensions.update({"autograder.term.formgrader": True})
 import os  # noqa: E402
 
 os.environ["AUTOGRADER_FORMGRADER"] = "1"

@@ -34,10 +34,10 @@ c.IgnorePattern.pattern = r"(?i)warning"
 # Late submissions. The due date is the gradebook's (`nbgrader db assignment add ID
 # --duedate="2027-06-01 17:00 UTC"`); the submission time is timestamp.txt (written by
 # `nbgrader submit`/`collect`, or by hand). Each started day late costs 10 % of the
-# notebook's score, up to all of it (autograder/pipeline/late.py). nbgrader computes the
+# notebook's score, up to all of it (autograder/term/late.py). nbgrader computes the
 # penalty when the notebook is autograded, from its automatic points: written answers
 # graded by hand later in formgrader are not reduced.
-c.AssignLatePenalties.plugin_class = "autograder.pipeline.late.DailyLatePenalty"
+c.AssignLatePenalties.plugin_class = "autograder.term.late.DailyLatePenalty"
 c.DailyLatePenalty.fraction_per_day = 0.1
 
 # The exchange (release_assignment -> fetch_assignment -> submit -> collect) for a local
@@ -70,15 +70,15 @@ c.FileNameCollectorPlugin.named_regexp = LMS_FILE_NAMES[os.environ.get("COURSE_L
 # Files under another name are collected too (with a warning): `grade` reports them and grades a
 # lone one under the expected name (see README).
 
-# Formgrader's buttons (autograder/pipeline/formgrader.py). "Generate Feedback" gives the
+# Formgrader's buttons (autograder/term/formgrader.py). "Generate Feedback" gives the
 # same pages as `python -m autograder feedback`: no hidden tests, no check machinery in
 # tracebacks, student markdown made inert, MathJax inside the page (its math typeset when
 # opened offline). "Autograde" on the formgrader server (started
 # with `jupyter lab --config=jupyter_server_config.py`, which sets AUTOGRADER_FORMGRADER)
 # refuses before touching anything and names the sandboxed command to run instead; plain
 # `nbgrader autograde` on the command line is unchanged.
-from autograder.pipeline.formgrader import HiddenTestsRemoved, SandboxedGradingOnly  # noqa: E402
-from autograder.pipeline.mathjax import FeedbackExporter  # noqa: E402
+from autograder.term.formgrader import HiddenTestsRemoved, SandboxedGradingOnly  # noqa: E402
+from autograder.term.mathjax import FeedbackExporter  # noqa: E402
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor  # noqa: E402
 from nbgrader.preprocessors import GetGrades  # noqa: E402
 

@@ -10,16 +10,17 @@ a class, as a short composition of the steps of one :class:`GradingRun` (opened 
 2. ``admit``                       the folders of ``submitted/`` that are students of the gradebook
                                    (others are refused unless ``create``, as nbgrader autograde's
                                    ``--create``);
-3. ``keep_if_unchanged``           a submission whose files (``submission.fingerprint``, every
+3. ``keep_if_unchanged``           a submission whose files (``Submission.fingerprint``, every
                                    one), the checks' source, the limits and the due date (with
                                    the student's extension) are the same as at its last grade
                                    keeps that grade (unless ``force``);
-4. ``open_submission``             its submission time, its copy in ``autograded/``, and each
-                                   notebook made ready to run (``submission.prepare``: read
+4. ``open_submission``             the student's ``grading.submission.Submission`` (it owns the folder
+                                   from submitted/ to the jobs): its submission time, its copy in
+                                   ``autograded/``, and each notebook made ready to run (``prepare``: read
                                    defensively, the instructor's cells restored, nbgrader's own
                                    sanitising preprocessors, a private copy of the other files);
 5. an executor                     runs each notebook in a sandboxed kernel, hidden checks decided
-                                   in the grader (``pipeline.executors``: ``--jobs N`` worker
+                                   in the grader (``grading.executors``: ``--jobs N`` worker
                                    processes, threads, inline, or a Dask cluster);
 6. ``record``                      each ``RunResult`` into the gradebook with nbgrader's
                                    preprocessors (``gradebook.save``) and autograded/; a student
@@ -41,21 +42,19 @@ import dataclasses
 import datetime
 import json
 import os
-import shutil
 import tempfile
-import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
 from .checking.registry import source_digest
 from .isolation import Limits, SandboxUnavailable, clean_leftovers, sandbox_problem, scratch_prefix
-from .pipeline.cells import graded_cells, is_test_cell, nbgrader_meta, split_test_cell
-from .pipeline.coursedir import COURSE_ROOT, course_directory, read, source_path
-from .pipeline.executors import Executor, make_executor
-from .pipeline.gradebook import read_scores, save, sync_gradebook, written_answers
-from .pipeline.outcome import Kind, RunResult, status_of
-from .pipeline.score import ClassReport, StudentResult
-from .pipeline.submission import FINGERPRINT_FILES, Job, copy_submission_files, fingerprint, prepare, real_submission_folder, students_of
+from .notebooks.cells import graded_cells, is_test_cell, nbgrader_meta, split_test_cell
+from .notebooks.coursedir import COURSE_ROOT, course_directory, read, source_path
+from .grading.executors import Executor, make_executor
+from .term.gradebook import read_scores, save, sync_gradebook, written_answers
+from .grading.outcome import Kind, RunResult, status_of
+from .grading.score import ClassReport, StudentResult
+from .grading.submission import FINGERPRINT_FILES, Job, Submission, students_of
 
 MARKER = ".autograder-source"  # autograded/<student>/<assignment>/: what the last grade was made from
 
@@ -169,8 +168,12 @@ class GradingRun:
             self.outcomes[s] = []
         return list(self.results)
 
+    def submission(self, student: str) -> Submission:
+        """The student's submission (``grading.submission``: it owns the folder, start to end)."""
+        return Submission(self.name, student, self.root, self.coursedir)
+
     def submitted(self, student: str) -> Path:
-        return Path(self.coursedir.format_path(self.coursedir.submitted_directory, student, self.name))
+        return self.submission(student).folder
 
     def keep_if_unchanged(self, student: str) -> bool:
         """Keep the last grade when the submission is the same as then and the gradebook still holds
@@ -196,7 +199,7 @@ class GradingRun:
             due = self.gb.find_submission(self.name, student).duedate
         except MissingEntry:
             due = self.gb.find_assignment(self.name).duedate
-        return fingerprint(self.submitted(student), source_path(self.name, self.root), f"{self.context}\0due {due}")
+        return self.submission(student).fingerprint(f"{self.context}\0due {due}")
 
     def executor(self, jobs: int, scheduler: str | None, students: int) -> Executor:
         """The backend for this run: never more grader workers than notebooks to grade."""
@@ -206,47 +209,32 @@ class GradingRun:
         """One student's notebooks, ready to hand to an executor (or, when one cannot run, to
         ``record`` at once): the submission time into the gradebook, the student's files into
         autograded/, each notebook prepared."""
+        submission = self.submission(student)
         if student not in self.prints:
             self.prints[student] = self._fingerprint(student)
-        self._record_submission_time(student)
-        dest = Path(self.coursedir.format_path(self.coursedir.autograded_directory, student, self.name))
-        self.earlier[student] = {nb: written_answers(dest / f"{nb}.ipynb") for nb in self.assignment.notebooks}
-        if dest.exists():
-            shutil.rmtree(dest)
-        copy_submission_files(self.submitted(student), dest, list(self.coursedir.ignore) + [MARKER])  # a student's own marker stays out
-        jobs = [self._prepare(student, nbname) for nbname in self.assignment.notebooks]
+        self._record_submission_time(submission)
+        self.earlier[student] = {nb: written_answers(submission.autograded / f"{nb}.ipynb") for nb in self.assignment.notebooks}
+        submission.copy_to_autograded([MARKER])  # a student's own marker stays out
+        if self._scratch is None:
+            self._scratch = tempfile.TemporaryDirectory(prefix=scratch_prefix("class"))
+            os.chmod(self._scratch.name, 0o755)
+        a = self.assignment
+        jobs, errors = submission.jobs(a.notebooks, Path(self._scratch.name), self.limits, a.instructor, a.release)
+        self.report_.grader_errors += errors
         self.pending[student] = len(jobs)
         for job in jobs:
             self.results[student].notes += job.notes
         return jobs
 
-    def _prepare(self, student: str, notebook: str) -> Job:
-        if self._scratch is None:
-            self._scratch = tempfile.TemporaryDirectory(prefix=scratch_prefix("class"))
-            os.chmod(self._scratch.name, 0o755)
-        a = self.assignment
-        try:
-            return prepare(self.name, student, notebook, self.root, self.coursedir, Path(self._scratch.name) / notebook, self.limits,
-                           a.instructor, a.release, a.notebooks)
-        except Exception as exc:  # noqa: BLE001 - a grader bug on one submission
-            self.report_.grader_errors.append(f"{student}: {traceback.format_exc(limit=3)}")
-            return Job.unrunnable(student, notebook, Kind.GRADER_ERROR, f"grader error while preparing: {exc}")
-
-    def _record_submission_time(self, student: str) -> None:
-        """timestamp.txt (a small regular file of the student's own folder) into the gradebook."""
-        src = self.submitted(student)
-        stamp, timestamp = src / "timestamp.txt", None
-        if real_submission_folder(self.coursedir, student, self.name) and stamp.is_file() and not stamp.is_symlink() and stamp.stat().st_size < 200:
-            try:
-                timestamp = self.coursedir.get_existing_timestamp(str(src))
-            except Exception:  # noqa: BLE001 - an unreadable timestamp.txt
-                self.results[student].notes.append("timestamp.txt could not be read; no submission time recorded")
-        elif stamp.exists() or stamp.is_symlink():
-            self.results[student].notes.append("timestamp.txt is not a small regular file; no submission time recorded")
+    def _record_submission_time(self, submission: Submission) -> None:
+        """The submission's time (its timestamp.txt) into the gradebook."""
+        timestamp, note = submission.timestamp()
+        if note:
+            self.results[submission.student].notes.append(note)
         if timestamp:
-            self.gb.update_or_create_submission(self.name, student, timestamp=timestamp)
+            self.gb.update_or_create_submission(self.name, submission.student, timestamp=timestamp)
         else:
-            self.gb.update_or_create_submission(self.name, student)
+            self.gb.update_or_create_submission(self.name, submission.student)
 
     def record(self, job: Job, result: RunResult) -> None:
         """One notebook's result into the gradebook, autograded/ and the student's result; once all
@@ -295,7 +283,7 @@ class GradingRun:
         return absent
 
     def _marker(self, student: str) -> Path:
-        return Path(self.coursedir.format_path(self.coursedir.autograded_directory, student, self.name)) / MARKER
+        return self.submission(student).autograded / MARKER
 
 
 def with_nbgrader_timeout(limits: Limits, cfg) -> Limits:

@@ -11,7 +11,7 @@ import traceback
 from pathlib import Path
 
 from . import termcli
-from .pipeline.coursedir import COURSE_ROOT, assignments
+from .notebooks.coursedir import COURSE_ROOT, assignments
 
 
 # --------------------------------------------------------------------------- release
@@ -139,7 +139,7 @@ def cmd_grade(args) -> int:
 
 
 def cmd_feedback(args) -> int:
-    from .pipeline.feedback import generate_feedback
+    from .term.feedback import generate_feedback
 
     failed: list[str] = []
     try:
@@ -155,8 +155,8 @@ def cmd_feedback(args) -> int:
 
 
 def cmd_gradebook(args) -> int:
-    from .pipeline.coursedir import course_directory
-    from .pipeline.migrate import MigrationRefused, hide_password, migrate_gradebook
+    from .notebooks.coursedir import course_directory
+    from .term.migrate import MigrationRefused, hide_password, migrate_gradebook
 
     source = args.source or course_directory(Path(args.course_root)).db_url
     # nbgrader reads its schema version by running `alembic` from PATH: this environment's tools first

@@ -2,7 +2,7 @@
 
 Formgrader shows students' notebooks in the instructor's Jupyter origin, where a script
 could do anything the instructor can (run code, read the gradebook). The grading
-pipeline already makes student markup inert (``autograder.pipeline.markup``); this policy
+pipeline already makes student markup inert (``autograder.notebooks.markup``); this policy
 is the second wall: on every ``/formgrader/`` page the browser runs
 
 * scripts from the server itself (``'self'``: formgrader's jQuery, Backbone, its own files);
@@ -14,7 +14,7 @@ is the second wall: on every ``/formgrader/`` page the browser runs
 * formgrader's own inline event handlers (``onclick="toggle_name(true);"``,
   ``onClick="createAssignmentModal();"``), by hash;
 * MathJax: the course's pages load MathJax 3 from the server itself (``'self'``, see
-  ``autograder/pipeline/mathjax.py``), which needs no eval. Should a page load MathJax 2
+  ``autograder/term/mathjax.py``), which needs no eval. Should a page load MathJax 2
   from another site (nbconvert's default, cdnjs), its folder is allowed for its files and
   fonts, with ``'unsafe-eval'`` for its configuration block (MathJax 2 evaluates it). eval
   is no way in for a student: it runs no inline script, event handler or ``javascript:`` link.

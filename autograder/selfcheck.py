@@ -23,11 +23,11 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from .isolation import Limits, SandboxUnavailable, sandbox_problem
-from .pipeline.coursedir import COURSE_ROOT, assignments, course_directory, read, release_path, source_path
-from .pipeline.execute import NotebookRunner
-from .pipeline.sanitize import InvalidNotebook, load_submission, restore_instructor_cells
-from .pipeline.score import Report, score_executed
-from .pipeline.submission import copy_for_kernel
+from .notebooks.coursedir import COURSE_ROOT, assignments, course_directory, read, release_path, source_path
+from .grading.execute import NotebookRunner
+from .notebooks.sanitize import InvalidNotebook, load_submission, restore_instructor_cells
+from .grading.score import Report, score_executed
+from .grading.submission import copy_for_kernel
 
 NOT_SANDBOXED = "not sandboxed: the notebook ran as you, on your files (fine for your own code; graders use the sandbox)"
 PASS_THE_PATH = "from autograder.selfcheck import selfcheck; selfcheck('path/to/notebook.ipynb')"

@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .pipeline.coursedir import COURSE_ROOT
+from .notebooks.coursedir import COURSE_ROOT
 
 
 def add_commands(sub) -> None:
@@ -37,7 +37,7 @@ def add_commands(sub) -> None:
 
 
 def cmd_extension(args) -> int:
-    from .pipeline.extension import ExtensionError, grant_extension
+    from .term.extension import ExtensionError, grant_extension
 
     try:
         granted = grant_extension(Path(args.course_root), args.assignment, args.student, hours=args.hours, until=args.until)
@@ -49,7 +49,7 @@ def cmd_extension(args) -> int:
 
 
 def cmd_export(args) -> int:
-    from .pipeline.lms import export_for_lms
+    from .term.lms import export_for_lms
 
     try:
         done = export_for_lms(Path(args.course_root), args.assignment, args.lms, Path(args.out) if args.out else None, args.title)

@@ -1,8 +1,9 @@
 """The course's one rule for choosing a device, written once.
 
 Every chapter page (``course.pages.device``), every notebook's setup cell (its text is this
-function's source) and the grader's checks use it. It imports nothing but torch, so the
-grader's check framework and the course edition (which ships this file) can both use it.
+function's source) and the grader's checks use it: the checks package hands it to the check
+framework (``course.checks.DEVICE_RULE``), which imports nothing of the course. It imports
+nothing but torch, so the course edition (which ships this file without the grader) can use it.
 """
 from __future__ import annotations
 

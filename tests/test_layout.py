@@ -1,15 +1,20 @@
 """The layout's rules, read from the source with ``ast`` (imports inside functions count too):
 
-* the parts are layered, lowest first: the isolation layer (``autograder.isolation``) and the
-  course's device rule (``course.device_rule``, which pages, notebooks and checks share), the
-  check framework (``autograder.checking``), the course content (``course``), the grading
-  pipeline (``autograder.pipeline``), the commands that run it (``autograder.selfcheck``,
-  ``autograder.classgrade``), the command line, and the repository tools (``tools``); a
-  module never imports from a part above its own;
-* the isolation layer imports nothing of the project outside itself (no course, no pipeline);
+* the parts are layered, lowest first: the isolation layer (``autograder.isolation``: the sandbox
+  from outside, ``.sandbox``; the guard, ``.guard``; the kernels and their wire, ``.kernels``; the
+  layer's interface, the package itself), the check framework (``autograder.checking``, which
+  imports nothing of the course: the checks package hands it the checks and the device rule) and the
+  course's notebooks read safely (``autograder.notebooks``), the course content (``course``), the
+  grading steps (``autograder.grading``), the instructor's term (``autograder.term``, with the old
+  paths ``autograder.pipeline`` keeps for configurations), the commands that run them
+  (``autograder.selfcheck``, ``autograder.classgrade``), the command line and the service, and the
+  repository tools (``tools``); a module never imports from a part above its own;
+* the isolation layer imports nothing of the project outside itself (no course, no grading);
 * the rest of the project reaches the isolation layer through its package interface
   (``autograder.isolation``, which exports the wire format too), never through its other modules;
-* no two modules import each other, directly or through others (no import circles).
+* no two modules import each other, directly or through others (no import circles);
+* no folder holds more than ``MAX_MODULES`` Python modules (``__init__.py`` counted), so a part
+  that grows splits into folders a reader can guess.
 
 The checker is tested on a small made-up tree too, so that it can be seen to fail.
 """
@@ -22,18 +27,36 @@ from tests.support import ROOT
 
 PACKAGES = ("autograder", "course", "tools")
 LAYERS = [  # (module prefix, layer): the longest matching prefix decides
-    ("autograder.isolation", 0),
-    ("course.device_rule", 0),
-    ("autograder.checking", 1),
-    ("course", 2),
-    ("autograder.pipeline", 3),
-    ("autograder.selfcheck", 4),
-    ("autograder.classgrade", 4),
-    ("autograder", 5),  # the package itself, cli, __main__
-    ("tools", 6),
+    ("autograder.isolation.sandbox", 0),  # bubblewrap, seccomp, cgroups, limits
+    ("autograder.isolation.guard", 1),  # the guard inside the kernel, its records, the recorder
+    ("autograder.isolation.kernels", 2),  # cold and warm kernels, their runners and wire
+    ("autograder.isolation", 3),  # the layer's interface
+    ("autograder.checking", 4),
+    ("autograder.notebooks", 4),
+    ("course", 5),
+    ("autograder.grading", 6),
+    ("autograder.term", 7),
+    ("autograder.pipeline", 7),  # old import paths of the term's modules, kept for configurations
+    ("autograder.selfcheck", 8),
+    ("autograder.classgrade", 8),
+    ("autograder", 9),  # the package itself, cli, service, __main__
+    ("tools", 10),
 ]
 INTERFACE = "autograder.isolation"
-INTERFACE_MODULES = {INTERFACE, INTERFACE + ".wire"}  # the package, and the wire format it exports
+INTERFACE_MODULES = {INTERFACE}  # the package (it exports the wire format too: ``from autograder.isolation import wire``)
+
+
+MAX_MODULES = 12
+
+
+def crowded_folders(root: Path, packages=PACKAGES) -> dict[str, int]:
+    """Folders of the given packages holding more than ``MAX_MODULES`` .py files directly."""
+    folders = {}
+    for pkg in packages:
+        for path in (root / pkg).rglob("*.py"):
+            folder = str(path.parent.relative_to(root))
+            folders[folder] = folders.get(folder, 0) + 1
+    return {folder: n for folder, n in sorted(folders.items()) if n > MAX_MODULES}
 
 
 def module_files(root: Path, packages=PACKAGES) -> dict[str, Path]:
@@ -142,15 +165,26 @@ def test_no_import_circles():
     assert not found, "import circles: " + "; ".join(" -> ".join(c) for c in found)
 
 
+def test_no_folder_holds_more_than_twelve_modules():
+    assert len(module_files(ROOT)) > 30, "the layout test found too few modules to be reading the real tree"
+    crowded = crowded_folders(ROOT)
+    assert not crowded, f"folders with more than {MAX_MODULES} modules (split them by concern): {crowded}"
+
+
 def test_the_checker_sees_upward_imports_and_circles(tmp_path):
     """A made-up tree with every kind of mistake: the checks above must report each one."""
     files = {
         "autograder/__init__.py": "",
-        "autograder/isolation/__init__.py": "from .kernel import Kernel\n",
-        "autograder/isolation/kernel.py": "def Kernel():\n    from course import checks\n",
-        "autograder/pipeline/__init__.py": "",
-        "autograder/pipeline/execute.py": "from autograder.isolation.kernel import Kernel\nfrom . import score\n",
-        "autograder/pipeline/score.py": "from .execute import run\n",
+        "autograder/isolation/__init__.py": "from .kernels.kernel import Kernel\n",
+        "autograder/isolation/kernels/__init__.py": "",
+        "autograder/isolation/kernels/kernel.py": "def Kernel():\n    from course import checks\n",
+        "autograder/isolation/sandbox/__init__.py": "",
+        "autograder/isolation/sandbox/limits.py": "from ..kernels import kernel\n",
+        "autograder/grading/__init__.py": "",
+        "autograder/grading/execute.py": "from autograder.isolation.kernels.kernel import Kernel\nfrom . import score\n",
+        "autograder/grading/score.py": "from .execute import run\nfrom ..term import gradebook\n",
+        "autograder/term/__init__.py": "",
+        "autograder/term/gradebook.py": "from autograder.isolation import Kernel\n",
         "course/__init__.py": "",
         "course/checks.py": "import tools.serve\n",
         "tools/__init__.py": "",
@@ -161,9 +195,31 @@ def test_the_checker_sees_upward_imports_and_circles(tmp_path):
         (tmp_path / rel).write_text(text)
     graph = import_graph(tmp_path)
     problems = violations(graph)
-    assert "autograder.isolation.kernel imports course.checks, a part above its own" in problems
-    assert "autograder.isolation.kernel (isolation layer) imports course.checks" in problems
-    assert "autograder.pipeline.execute imports autograder.isolation.kernel: use the interface, autograder.isolation" in problems
+    assert "autograder.isolation.kernels.kernel imports course.checks, a part above its own" in problems
+    assert "autograder.isolation.kernels.kernel (isolation layer) imports course.checks" in problems
+    assert "autograder.grading.execute imports autograder.isolation.kernels.kernel: use the interface, autograder.isolation" in problems
     assert "course.checks imports tools.serve, a part above its own" in problems
-    assert circles(graph) == [["autograder.pipeline.execute", "autograder.pipeline.score"]]
-    assert len(problems) == 4, problems
+    assert "autograder.isolation.sandbox.limits imports autograder.isolation.kernels.kernel, a part above its own" in problems
+    assert "autograder.grading.score imports autograder.term.gradebook, a part above its own" in problems
+    assert circles(graph) == [["autograder.grading.execute", "autograder.grading.score"]]
+    assert len(problems) == 6, problems
+    assert crowded_folders(tmp_path) == {}
+    for i in range(MAX_MODULES - 2):  # with __init__.py, execute.py and score.py: one too many
+        (tmp_path / "autograder" / "grading" / f"step{i}.py").write_text("")
+    assert crowded_folders(tmp_path) == {"autograder/grading": MAX_MODULES + 1}
+
+
+def test_the_old_paths_configurations_name_still_import():
+    """Existing nbgrader_config.py and jupyter_server_config.py files name the term's modules by
+    their old paths (``autograder.pipeline.*``): those still give the same objects."""
+    import importlib
+
+    for old, new, names in [
+        ("autograder.pipeline.late", "autograder.term.late", ["DailyLatePenalty"]),
+        ("autograder.pipeline.mathjax", "autograder.term.mathjax", ["FeedbackExporter"]),
+        ("autograder.pipeline.formgrader", "autograder.term.formgrader",
+         ["HiddenTestsRemoved", "SandboxedGradingOnly", "_jupyter_server_extension_points", "_load_jupyter_server_extension"]),
+    ]:
+        before, after = importlib.import_module(old), importlib.import_module(new)
+        for name in names:
+            assert getattr(before, name) is getattr(after, name), f"{old}.{name}"

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.pipeline.coursedir import reference_submission
+from autograder.notebooks.coursedir import reference_submission
 from tools.benchkit import command_env, copy_from_repository, work_folder
 
 ROOT = Path(__file__).resolve().parent.parent

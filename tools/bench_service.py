@@ -27,7 +27,7 @@ from pathlib import Path
 import httpx
 import nbformat
 
-from autograder.pipeline.coursedir import reference_submission
+from autograder.notebooks.coursedir import reference_submission
 from tools.bench_grading import _grader_rss, timed
 from tools.benchkit import command_env, copy_from_repository, work_folder
 
@@ -42,7 +42,7 @@ def _buggy(assignment: str):
 
 
 def _tokens(course: Path, students: list[str]) -> dict[str, str]:
-    from autograder.pipeline.coursedir import course_directory
+    from autograder.notebooks.coursedir import course_directory
     from autograder.service import store
     from autograder.service.classlist import add_student
 

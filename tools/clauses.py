@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from autograder.pipeline.coursedir import assignments, nbgrader_meta, read, source_path
+from autograder.notebooks.coursedir import assignments, nbgrader_meta, read, source_path
 from course.authoring import CLAUSES_GRADE_ID, clauses_cell, render_clauses, write
 from course.checks import clauses
 

@@ -42,7 +42,7 @@ from pathlib import Path
 
 import yaml
 
-from autograder.pipeline.coursedir import COURSE_ROOT, RELEASE_DIR, SOURCE_DIR, assignments, read
+from autograder.notebooks.coursedir import COURSE_ROOT, RELEASE_DIR, SOURCE_DIR, assignments, read
 from course import authoring
 
 COPIED = ["book", RELEASE_DIR, "requirements.txt", "LICENSE", "binder", ".gitignore"]

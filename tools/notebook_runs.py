@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from autograder.pipeline.coursedir import assignments, book_pages, read, source_path
+from autograder.notebooks.coursedir import assignments, book_pages, read, source_path
 
 
 def kernel_env(device: str | None = None) -> dict:

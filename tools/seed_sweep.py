@@ -21,8 +21,8 @@ import time
 from pathlib import Path
 
 from autograder.checking import CheckFailure
-from autograder.pipeline.coursedir import assignments
-from autograder.pipeline.score import solution_namespace
+from autograder.notebooks.coursedir import assignments
+from autograder.grading.score import solution_namespace
 from course.checks import checks_for, run_check
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -16,7 +16,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from autograder.pipeline.coursedir import COURSE_ROOT, RELEASE_DIR, assignments
+from autograder.notebooks.coursedir import COURSE_ROOT, RELEASE_DIR, assignments
 
 
 def make_workspace(dest: Path, root: Path = COURSE_ROOT, only: list[str] | None = None) -> tuple[list[Path], list[Path]]:

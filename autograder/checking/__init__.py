@@ -1,6 +1,8 @@
 """The hidden-test framework: named checks, a context that calls the student's code,
 and comparisons that say which property failed. The checks themselves are course
-content (``course/checks/``); this module knows none of them.
+content (``course/checks/``); this module knows none of them. It imports only the isolation
+layer's interface (``autograder.isolation``: the recorder), nothing of the course: the checks package
+hands it the checks and the course's device rule (``course.checks.DEVICE_RULE``).
 
 A graded cell in an instructor notebook holds one line:
 

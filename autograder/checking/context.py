@@ -4,6 +4,7 @@ this process; ``run_check`` is the entry point a hidden test cell calls."""
 from __future__ import annotations
 
 import contextlib
+import importlib
 import inspect
 import os
 import re
@@ -12,19 +13,18 @@ from typing import Any
 
 import torch
 
-from course.device_rule import pick_device
-
 from ..isolation import DeviceWatch, Recorder
 from .failures import CheckFailure, NotAnswered, StudentCodeError, not_answered, untrusted
 from .forbidden import forbidden_calls_tripwire, forbidden_in_source
-from .registry import Check, get_check
+from .registry import CHECKS_PACKAGE, Check, get_check
 
 
 # --------------------------------------------------------------------------- device
 def course_device() -> torch.device:
-    """The device hidden tests run on: the course's rule (``course.device_rule``): $COURSE_DEVICE,
-    else CUDA, MPS, CPU."""
-    return pick_device()
+    """The device hidden tests run on: the course's rule, which the checks package hands to the
+    framework as it hands it the checks (``course.checks.DEVICE_RULE``, ``course.device_rule.pick_device``):
+    $COURSE_DEVICE, else CUDA, MPS, CPU."""
+    return importlib.import_module(CHECKS_PACKAGE).DEVICE_RULE()
 
 
 def fresh_seed() -> int:
@@ -50,7 +50,7 @@ class Context:
 
     ``largest_created``: after a call into student code by a check with forbidden routines (so
     under the recorder), the number of elements of the largest floating-point tensor that call
-    created (at most the memory it spans; see ``isolation.recorder``), else None.
+    created (at most the memory it spans; see ``isolation.guard.recorder``), else None.
     """
 
     def __init__(self, check: Check, seed: int | None = None, device: torch.device | None = None):

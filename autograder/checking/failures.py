@@ -9,7 +9,7 @@ class CheckFailure(AssertionError):
     ``"failed"`` (a wrong answer), ``"error"`` (the student's code raised), ``"forbidden"`` (a
     routine the exercise forbids), ``"tampering"`` (the kernel's answers cannot be trusted),
     ``"unreadable"`` (the grader cannot parse the student's code). The values are those of
-    ``autograder.pipeline.outcome.Kind``."""
+    ``autograder.grading.outcome.Kind``."""
 
     kind = "failed"
 

@@ -5,34 +5,23 @@ folder of files, runs cells and calls in it on request (``Kernel.request``), enf
 limits from outside, and tears everything down. The grading pipeline uses it only through
 the names below.
 
-    bwrap.py          is bubblewrap usable here; the read-only mounts every sandbox starts from
-    seccomp.py        the syscall filters (no sockets but Unix ones; no new namespaces when forked)
-    cgroups.py        per-kernel memory and process limits, and killing everything inside
-    limits.py         ``Limits`` (CPU-time limits scaled by the machine's measured slowness)
-                      and how the command line states them
-    leftovers.py      scratch folders and control groups named by their maker's pid; removing a dead grader's
-    recorder.py       which torch routines a call reaches, by any name (forbidden-routine checks)
-    guard.py          runs inside the sandbox: the audit hook, armed before student code, that refuses
-                      forbidden operators at torch's dispatcher and the ways into the machinery
-    guardlog.py       the grader's reading of the guard's authenticated records (what decides, not the reply)
-    launch.py         what every sandboxed Python starts from: its code, environment and folders; output drains
-    kernel.py         a cold kernel: bubblewrap + a fresh Python (``Kernel``)
-    warmpool.py       warm kernels: a sandboxed zygote that forks one kernel per submission
-                      (``start_shared_zygote``/``adopt_shared``: one zygote for several grader processes)
-    kernel_runner.py  runs inside the sandbox: executes cells, answers requests
-    runner_capture.py runs inside the sandbox: what a request prints and shows, captured for its reply
-    zygote_runner.py  runs inside the sandbox: the warm zygote
-    wire.py           the values the pipes can carry (and, from frames.py, the frames they travel in)
+    sandbox/   the sandbox from outside: bubblewrap, seccomp, cgroups, ``Limits``, leftovers
+    guard/     what the student cannot undo: the guard inside the kernel, its records read by the grader,
+               the recorder of the torch routines a call reaches
+    kernels/   cold and warm kernels, the programs that run inside the sandbox, and the wire format
+
+This package is the layer's interface: the rest of the project imports only from here (and
+uses ``wire`` through it); its subpackages import nothing of the project outside the layer.
 """
 from __future__ import annotations
 
-from . import wire
-from .bwrap import SandboxUnavailable, sandbox_problem
-from .kernel import Kernel, KernelError, KernelTimeout
-from .leftovers import clean_leftovers, scratch_prefix
-from .limits import GiB, MiB, Limits, limits_from_args, machine_slowness, parse_size
-from .recorder import DeviceWatch, Recorder, resolve_owner
-from .warmpool import WarmKernel, ZygoteError, adopt_shared, shutdown, start_shared_zygote, warm_available
+from .kernels import wire
+from .sandbox.bwrap import SandboxUnavailable, sandbox_problem
+from .kernels.kernel import Kernel, KernelError, KernelTimeout
+from .sandbox.leftovers import clean_leftovers, scratch_prefix
+from .sandbox.limits import GiB, MiB, Limits, limits_from_args, machine_slowness, parse_size
+from .guard.recorder import DeviceWatch, Recorder, resolve_owner
+from .kernels.warmpool import WarmKernel, ZygoteError, adopt_shared, shutdown, start_shared_zygote, warm_available
 
 __all__ = [
     "GiB", "MiB", "Kernel", "KernelError", "KernelTimeout", "Limits", "SandboxUnavailable",

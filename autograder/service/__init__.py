@@ -12,4 +12,7 @@ with the class grader's ``GradingRun``. Modules, by concern:
 * ``worker``     claims queued submissions and grades them;
 * ``app``        the HTTP API; ``report`` the instructor's picture; ``pages`` the two web pages;
 * ``cli``        ``python -m autograder token ...`` and ``python -m autograder service``.
+
+It may import everything below it (``classgrade``, ``autograder.term``, ``autograder.notebooks``,
+``autograder.isolation``); only the command line and the tools import it.
 """

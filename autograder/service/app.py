@@ -22,7 +22,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartParser
 
-from ..pipeline.coursedir import assignments
+from ..notebooks.coursedir import assignments
 from . import pages, report, store
 from .uploads import Refused, hard_deadline, read_notebook
 from .uploads import store as store_upload

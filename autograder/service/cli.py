@@ -5,7 +5,7 @@ import socket
 import sys
 from pathlib import Path
 
-from ..pipeline.coursedir import COURSE_ROOT, course_directory
+from ..notebooks.coursedir import COURSE_ROOT, course_directory
 
 
 def add_commands(sub) -> None:

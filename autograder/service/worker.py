@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..classgrade import GradingRun
 from ..isolation import Limits
-from ..pipeline.gradebook import read_scores
+from ..term.gradebook import read_scores
 from . import store
 
 POLL_SECONDS = 0.5

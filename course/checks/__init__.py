@@ -1,4 +1,5 @@
-"""Hidden tests for every assignment, as named checks (see ``autograder.checking`` for the framework)."""
+"""Hidden tests for every assignment, as named checks (see ``autograder.checking`` for the framework).
+Imports the framework and the course's device rule, which it hands to the framework (``DEVICE_RULE``)."""
 from autograder.checking import (  # noqa: F401
     Check,
     Clause,
@@ -20,3 +21,4 @@ from autograder.checking import (  # noqa: F401
     load_all_checks,
     run_check,
 )
+from course.device_rule import pick_device as DEVICE_RULE  # noqa: F401 - the device checks run on (``autograder.checking.course_device``)

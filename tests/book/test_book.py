@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from autograder.pipeline.coursedir import assignments, book_pages
+from autograder.notebooks.coursedir import assignments, book_pages
 from tests.support import ROOT
 
 EXTERNAL = re.compile(r"^(https?:)?//", re.I)

@@ -16,8 +16,8 @@ import re
 
 import pytest
 
-from autograder.pipeline.coursedir import book_pages, nbgrader_meta, read
-from autograder.pipeline.score import grade_in_process, solution_namespace
+from autograder.notebooks.coursedir import book_pages, nbgrader_meta, read
+from autograder.grading.score import grade_in_process, solution_namespace
 from course.checks import contract
 
 from tests.support import ASSIGNMENTS, ROOT

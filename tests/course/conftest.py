@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.pipeline.score import solution_namespace
+from autograder.grading.score import solution_namespace
 from tests.support import ROOT
 
 

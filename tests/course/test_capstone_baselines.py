@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import torch
 
-from autograder.pipeline.score import solution_namespace
+from autograder.grading.score import solution_namespace
 from course import tagging_data as data
 from course import capstone
 from course.checks.ch09_capstone import measure_baselines

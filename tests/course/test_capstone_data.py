@@ -3,7 +3,7 @@ notebook's read-only copy must not drift from it, and it must be seeded."""
 from __future__ import annotations
 
 from course import tagging_data
-from autograder.pipeline.coursedir import nbgrader_meta, read, release_path, source_path
+from autograder.notebooks.coursedir import nbgrader_meta, read, release_path, source_path
 
 from tests.support import ROOT
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from autograder.checking import CheckFailure
-from autograder.pipeline.coursedir import nbgrader_meta, read, source_path
-from autograder.pipeline.score import grade_in_process
+from autograder.notebooks.coursedir import nbgrader_meta, read, source_path
+from autograder.grading.score import grade_in_process
 from course.authoring import CLAUSES_GRADE_ID, render_clauses
 from course.checks import checks_for, clauses, contract, run_check
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from autograder.checking import CheckFailure, fresh_seed
-from autograder.pipeline.score import grade_in_process, solution_namespace
+from autograder.grading.score import grade_in_process, solution_namespace
 from course.checks import checks_for, run_check
 
 from tests.support import ROOT

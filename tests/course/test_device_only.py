@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from autograder.checking import CheckFailure
-from autograder.pipeline.score import solution_namespace
+from autograder.grading.score import solution_namespace
 from course.checks import clauses, run_check
 
 from tests.course.test_clauses import breaks

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from course.checks import contract, checks_for
-from autograder.pipeline.score import grade_in_process
-from autograder.pipeline.coursedir import graded_cells, read, source_path
+from autograder.grading.score import grade_in_process
+from autograder.notebooks.coursedir import graded_cells, read, source_path
 
 from tests.support import ASSIGNMENTS, ROOT
 from tests.support.studentwork import mutant_targets, mutants

@@ -50,7 +50,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.pipeline.coursedir import read, source_path
+from autograder.notebooks.coursedir import read, source_path
 from course.authoring import course_package_url
 from tests.support import ASSIGNMENTS, ROOT
 from tests.support.studentwork import mutant_submission, mutants, perfect_submission

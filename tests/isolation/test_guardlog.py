@@ -1,4 +1,4 @@
-"""The grader's reading of the kernel's guard (autograder/isolation/guardlog.py), fed frames as the
+"""The grader's reading of the kernel's guard (autograder/isolation/guard/guardlog.py), fed frames as the
 guard writes them: a key first, then numbered records authenticated with it. Whatever the record
 stream lacks or adds (a late key, a bad MAC, a replay, the guard down around a graded call) is a
 problem the grader reports as tampering; hits and refusals belong to the request they came in."""
@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 
-from autograder.isolation.guardlog import GuardLog, is_record
+from autograder.isolation.guard.guardlog import GuardLog, is_record
 
 KEY = bytes(range(32))
 CALL = {"op": "call", "forbidden": ["torch.softmax"]}

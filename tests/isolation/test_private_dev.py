@@ -16,7 +16,7 @@ import uuid
 import pytest
 
 from autograder.isolation import GiB, Kernel, Limits, MiB, sandbox_problem
-from autograder.isolation.warmpool import WarmKernel, shutdown, warm_available
+from autograder.isolation.kernels.warmpool import WarmKernel, shutdown, warm_available
 
 LIMITS = Limits(cell_timeout=20, interrupt_grace=2, memory=1 * GiB, pids=64, scratch=64 * MiB, tmp=32 * MiB)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sys
 
-from autograder.isolation.bwrap import python_roots
+from autograder.isolation.sandbox.bwrap import python_roots
 
 
 def test_a_layered_environments_base_site_packages_is_bound(tmp_path, monkeypatch):

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from autograder.isolation import GiB, MiB, Kernel, KernelError, KernelTimeout, Limits, SandboxUnavailable, sandbox_problem, wire
-from autograder.isolation.seccomp import lockdown_program, seccomp_program
+from autograder.isolation.sandbox.seccomp import lockdown_program, seccomp_program
 from tests.support import ROOT, soon
 from tests.support.bpf import RET_ALLOW, errno_of, run_filter
 
@@ -26,7 +26,7 @@ from tests.support.bpf import RET_ALLOW, errno_of, run_filter
 @pytest.fixture(scope="module", params=["cold", "warm"])
 def kernel_class(request):
     """Every probe runs against a cold kernel (its own bwrap) and a warm one (forked by the zygote)."""
-    from autograder.isolation.warmpool import WarmKernel, warm_available
+    from autograder.isolation.kernels.warmpool import WarmKernel, warm_available
 
     if request.param == "cold":
         return Kernel
@@ -252,7 +252,7 @@ def _processes(marker: str) -> list[str]:
 
 
 def test_refuses_without_a_sandbox(monkeypatch, tmp_path):
-    from autograder.isolation import bwrap
+    from autograder.isolation.sandbox import bwrap
 
     monkeypatch.setitem(bwrap._AVAILABLE, "bwrap", "bubblewrap (bwrap) is not installed")
     with pytest.raises(SandboxUnavailable):
@@ -375,7 +375,7 @@ def test_wire_round_trip():
 
 def test_fallback_limits_without_cgroups(monkeypatch):
     """Where no cgroup can be made (an ordinary user's machine), rlimits and the watchdog hold."""
-    from autograder.isolation.cgroups import Cgroup
+    from autograder.isolation.sandbox.cgroups import Cgroup
 
     monkeypatch.setattr(Cgroup, "create", classmethod(lambda cls, memory, pids: None))
     with Kernel(None, Limits(memory=1 * GiB, pids=48, cell_timeout=30, student_processes=True)) as k:

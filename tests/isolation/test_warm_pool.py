@@ -1,4 +1,4 @@
-"""Warm kernels (autograder/isolation/warmpool.py): one zygote forks a fresh sandboxed kernel per
+"""Warm kernels (autograder/isolation/kernels/warmpool.py): one zygote forks a fresh sandboxed kernel per
 submission, and nothing passes from one student to the next or between two at once.
 
 Student A leaves every trace it can (files in its scratch folder, /tmp and /dev/shm, a
@@ -13,7 +13,7 @@ import json
 import pytest
 
 from autograder.isolation import GiB, MiB, KernelError, Limits
-from autograder.isolation.warmpool import PRELOAD, WarmKernel, _Forked, get_zygote, shutdown, warm_available
+from autograder.isolation.kernels.warmpool import PRELOAD, WarmKernel, _Forked, get_zygote, shutdown, warm_available
 
 LIMITS = Limits(cell_timeout=20, interrupt_grace=2, memory=1 * GiB, pids=64, scratch=64 * MiB, tmp=32 * MiB, student_processes=True)  # probes start processes and use ctypes (the sandbox behind the guard)
 
@@ -162,7 +162,7 @@ def test_a_shared_zygote_matches_replies_to_requests():
     import os
     import socket
 
-    from autograder.isolation import warmpool
+    from autograder.isolation.kernels import warmpool
 
     zygote = warmpool.Zygote(LIMITS.threads, "cpu")
     sock, lock = zygote.share(multiprocessing.get_context("forkserver"))
@@ -198,7 +198,7 @@ def test_a_gone_shared_zygote_falls_back_to_an_own_one():
     import os
     import socket
 
-    from autograder.isolation import warmpool
+    from autograder.isolation.kernels import warmpool
 
     zygote = warmpool.Zygote(LIMITS.threads, "cpu")
     sock, lock = zygote.share(multiprocessing.get_context("forkserver"))
@@ -238,7 +238,7 @@ def test_a_shared_zygote_stopped_before_it_is_ready_ends_quietly(monkeypatch, ca
     import multiprocessing
     import threading
 
-    from autograder.isolation import warmpool
+    from autograder.isolation.kernels import warmpool
 
     crashed, released = [], threading.Event()
     monkeypatch.setattr(threading, "excepthook", lambda args: crashed.append(args.exc_value))

@@ -11,7 +11,7 @@ from nbgrader.nbgraderformat.common import ValidationError
 from nbgrader.nbgraderformat.v3 import MetadataValidatorV3
 from nbgrader.utils import is_grade, is_locked, is_solution
 
-from autograder.pipeline.cells import (GraderError, Role, cell_role, is_answer, is_autograded, is_protected, is_test_cell, split_hidden,
+from autograder.notebooks.cells import (GraderError, Role, cell_role, is_answer, is_autograded, is_protected, is_test_cell, split_hidden,
                                        split_test_cell, strip_hidden)
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.pipeline.test_instructor_workflow import A_DAY_AND_AN_HOUR_LATE, AUTO, DUE, ON_TIME, POINTS, WRITTEN, _submit
-from autograder.pipeline.summary import _cell, _reason_key
+from autograder.grading.summary import _cell, _reason_key
 from tests.support import ROOT
 from tests.support.cheats import ASSIGNMENT, WRONG_ONE_HOT, _set_answer
 from tests.support.coursecopy import make_course_copy, nbgrader, run

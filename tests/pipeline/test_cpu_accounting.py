@@ -17,8 +17,8 @@ import nbformat
 import pytest
 
 from autograder.isolation import Limits, sandbox_problem
-from autograder.pipeline.execute import NotebookRunner
-from autograder.pipeline.outcome import Kind
+from autograder.grading.execute import NotebookRunner
+from autograder.grading.outcome import Kind
 
 CELL_CPU = 1.5
 BURNERS = 16

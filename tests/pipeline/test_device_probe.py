@@ -13,8 +13,8 @@ import torch
 
 from autograder.checking import Check, CheckFailure, LocalContext, untested_note
 from autograder.isolation import Kernel, Limits, sandbox_problem, wire
-from autograder.pipeline.decide import RemoteContext, Session
-from autograder.pipeline.scan import StudentSource
+from autograder.grading.decide import RemoteContext, Session
+from autograder.grading.scan import StudentSource
 
 ANSWERS = {
     "keeps": "def f(x, w):\n    return torch.tanh(x @ w) + torch.zeros(x.shape[-2], 1, device=x.device)\n",

@@ -13,8 +13,8 @@ import torch
 
 from autograder.checking import Check, CheckFailure, LocalContext, expect_tensor
 from autograder.isolation import Kernel, Limits, sandbox_problem
-from autograder.pipeline.decide import RemoteContext, Session
-from autograder.pipeline.scan import StudentSource, tampering_in
+from autograder.grading.decide import RemoteContext, Session
+from autograder.grading.scan import StudentSource, tampering_in
 
 SOFTMAX_FORBIDDEN = ("torch.softmax", "torch.nn.functional.softmax", "torch.Tensor.softmax", "torch.special.softmax", "torch.log_softmax")
 SDPA_FORBIDDEN = ("torch.nn.functional.scaled_dot_product_attention",)
@@ -84,7 +84,7 @@ def kernel():
     k.stop()
 
 
-# the kernel's guard (isolation/guard.py) refuses the forbidden operator at torch's dispatcher, before
+# the kernel's guard (isolation/guard/guard.py) refuses the forbidden operator at torch's dispatcher, before
 # the recorder sees that torch functions were switched off: forbidden, where in-process it is tampering
 IN_THE_SANDBOX = {"recorder_switched_off": "forbidden"}
 

@@ -15,7 +15,7 @@ button shows the refusal and the command to run, not a Python traceback.
 
 Math is typeset with no network (the browser's is cut): formgrader's submission page loads
 MathJax from the Jupyter server under the policy, and a feedback page opened as a file
-carries its MathJax inside (``autograder/pipeline/mathjax.py``).
+carries its MathJax inside (``autograder/term/mathjax.py``).
 
 Controls, so that the test can fail: the same clicks on a page of the same server that
 shows the student's answer *unsanitised* (no policy of ours) do run the script, and the
@@ -37,7 +37,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.pipeline.markup import render_markdown, url_scheme
+from autograder.notebooks.markup import render_markdown, url_scheme
 from tests.support import ROOT
 from tests.support.browserkit import HANG_GUARD, Recorder, chromium_available, is_local, start_chromium, wait_for
 from tests.support.cheats import ASSIGNMENT, _set_answer

@@ -59,7 +59,7 @@ def test_mathjax_folder_and_no_hashes_without_the_page():
 
 
 def test_mathjax_from_the_server_needs_no_eval():
-    """The course's formgrader pages load MathJax 3 from the server itself (autograder/pipeline/mathjax.py):
+    """The course's formgrader pages load MathJax 3 from the server itself (autograder/term/mathjax.py):
     'self' covers it and no 'unsafe-eval' is granted; MathJax 2 from a CDN still gets its eval."""
     ours = _page(HEADER_SCRIPT, b"").replace(b"<head>", b'<head><script src="/autograder/mathjax/tex-svg.js"></script>')
     assert "'unsafe-eval'" not in _script_src(policy(ours)), "MathJax 3 from 'self' needs no eval"

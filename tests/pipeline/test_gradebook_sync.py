@@ -15,7 +15,7 @@ import time
 
 import sqlalchemy as sa
 
-from autograder.pipeline.gradebook import _SYNC_LOCK_KEY, SYNC_LOCK_FILE
+from autograder.term.gradebook import _SYNC_LOCK_KEY, SYNC_LOCK_FILE
 from tests.support import ROOT
 from tests.support.coursecopy import make_course_copy
 from tests.support.postgres import reachable_folder, throwaway_postgres
@@ -25,8 +25,8 @@ SYNC = """
 import sys
 from pathlib import Path
 from nbgrader.api import Gradebook
-from autograder.pipeline.coursedir import course_directory, read, source_path
-from autograder.pipeline.gradebook import sync_gradebook
+from autograder.notebooks.coursedir import course_directory, read, source_path
+from autograder.term.gradebook import sync_gradebook
 root, name = Path(sys.argv[1]), sys.argv[2]
 coursedir = course_directory(root)
 gb = Gradebook(coursedir.db_url, coursedir.course_id)

@@ -20,7 +20,7 @@ import pytest
 
 from autograder.classgrade import grade_assignment
 from autograder.isolation import GiB, MiB, Limits, sandbox_problem
-from autograder.pipeline.coursedir import nbgrader_meta, reference_submission
+from autograder.notebooks.coursedir import nbgrader_meta, reference_submission
 
 from tests.support import ROOT
 from tests.support.coursecopy import make_course_copy

@@ -17,7 +17,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.pipeline.coursedir import nbgrader_meta, read, source_path
+from autograder.notebooks.coursedir import nbgrader_meta, read, source_path
 from tests.support.cheats import ASSIGNMENT
 from tests.support import ROOT
 from tests.support.classroom import Classroom
@@ -186,8 +186,8 @@ def test_tampered_cells_and_metadata_are_restored(classroom):
 
 
 def test_student_html_never_reaches_a_browser(classroom):
-    from autograder.pipeline.feedback import generate_feedback
-    from autograder.pipeline.markup import live_markup, render_markdown
+    from autograder.term.feedback import generate_feedback
+    from autograder.notebooks.markup import live_markup, render_markdown
 
     _contained(classroom, "cheat-html")
     nb = nbformat.read(str(classroom.course / "autograded" / "cheat-html" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"), as_version=4)
@@ -267,7 +267,7 @@ def test_gradebook_intact(classroom, tmp_path):
 
 
 def test_feedback_does_not_reveal_hidden_tests(classroom):
-    from autograder.pipeline.feedback import generate_feedback
+    from autograder.term.feedback import generate_feedback
 
     written = generate_feedback(ASSIGNMENT, classroom.course, ["honest-perfect", "baseline-wrong", "cheat-output-flood", "cheat-delete-answer"], log=lambda m: None)
     assert len(written) == 4

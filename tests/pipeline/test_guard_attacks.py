@@ -1,8 +1,8 @@
 """Verdicts the student's code cannot reach (issue 25, item 1): attacks on the grader's record of
 what a graded call did, each run for real in one sandboxed kernel beside honest answers and the
 same wrong answer without the trick. An attack must never pass (score above its baseline); the
-honest answers keep full marks. What decides is the kernel's guard (isolation/guard.py), read by
-the grader (isolation/guardlog.py): forbidden operators are refused at torch's dispatcher in every
+honest answers keep full marks. What decides is the kernel's guard (isolation/guard/guard.py), read by
+the grader (isolation/guard/guardlog.py): forbidden operators are refused at torch's dispatcher in every
 thread; frames, the collector's object lists, serialized code, new processes and ctypes asked for
 by student code are refused and recorded; a record the guard did not write is tampering."""
 from __future__ import annotations
@@ -13,8 +13,8 @@ import torch
 from autograder.checking import Check, CheckFailure, expect_tensor
 from autograder.checking.failures import StudentCodeError
 from autograder.isolation import Kernel, Limits, WarmKernel, sandbox_problem
-from autograder.pipeline.decide import RemoteContext, Session
-from autograder.pipeline.scan import StudentSource
+from autograder.grading.decide import RemoteContext, Session
+from autograder.grading.scan import StudentSource
 
 
 def _softmax_check(ctx):
@@ -267,9 +267,9 @@ def _softmax_points(answer: str | None) -> dict:
     import tempfile
     from pathlib import Path
 
-    from autograder.pipeline.coursedir import nbgrader_meta, reference_submission
-    from autograder.pipeline.execute import NotebookRunner
-    from autograder.pipeline.score import score_executed
+    from autograder.notebooks.coursedir import nbgrader_meta, reference_submission
+    from autograder.grading.execute import NotebookRunner
+    from autograder.grading.score import score_executed
     from tests.support import ROOT
 
     nb = reference_submission("03-softmax", ROOT)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.pipeline.scan import StudentSource, importable_modules
+from autograder.grading.scan import StudentSource, importable_modules
 
 MODULES = {
     "helpers": "from .maths import scale\n",  # a package (helpers/__init__.py) ...

@@ -14,10 +14,10 @@ import pytest
 
 from autograder.isolation import Limits, sandbox_problem
 from autograder.isolation import machine_slowness
-from autograder.isolation.limits import work_seconds
-from autograder.pipeline.coursedir import nbgrader_meta, reference_submission
-from autograder.pipeline.execute import NotebookRunner
-from autograder.pipeline.score import score_executed
+from autograder.isolation.sandbox.limits import work_seconds
+from autograder.notebooks.coursedir import nbgrader_meta, reference_submission
+from autograder.grading.execute import NotebookRunner
+from autograder.grading.score import score_executed
 
 from tests.support import ROOT
 

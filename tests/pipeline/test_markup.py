@@ -1,4 +1,4 @@
-"""Student markdown made inert (autograder.pipeline.markup): every attack below must render,
+"""Student markdown made inert (autograder.notebooks.markup): every attack below must render,
 with nbconvert's own markdown renderer (formgrader's and the feedback pages'), to HTML with
 no script, no event handler, no style, no frame and no link or image outside http, https,
 mailto and relative addresses; every benign answer must render exactly as before."""
@@ -9,8 +9,8 @@ import re
 import nbformat
 import pytest
 
-from autograder.pipeline.markup import MAX_MARKDOWN, inert_html, inert_markdown, live_markup, render_markdown, url_scheme
-from autograder.pipeline.sanitize import neutralize_html
+from autograder.notebooks.markup import MAX_MARKDOWN, inert_html, inert_markdown, live_markup, render_markdown, url_scheme
+from autograder.notebooks.sanitize import neutralize_html
 
 ATTACKS = {
     "inline link": "See my [derivation](javascript:alert(document.domain)).",

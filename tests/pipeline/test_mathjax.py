@@ -8,7 +8,7 @@ import re
 import nbformat
 from jinja2 import Environment
 
-from autograder.pipeline.mathjax import STATIC, FeedbackExporter, embedded_script, mathjax_dir, served_loader
+from autograder.term.mathjax import STATIC, FeedbackExporter, embedded_script, mathjax_dir, served_loader
 
 CDN = "cdnjs.cloudflare.com/ajax/libs/mathjax"
 

@@ -53,7 +53,7 @@ config = PyFileConfigLoader("nbgrader_config.py", path=sys.argv[1]).load_config(
 print(json.dumps({"new": sorted(set(sys.modules) - before),
                   "preprocessors": [p.__name__ for p in config.GenerateFeedback.preprocessors]}))
 """
-HEAVY = ("torch", "numpy", "course", "autograder.checking", "autograder.isolation", "autograder.pipeline.execute")
+HEAVY = ("torch", "numpy", "course", "autograder.checking", "autograder.isolation", "autograder.grading.execute")
 
 
 def test_loading_the_config_imports_nothing_heavy():

@@ -10,7 +10,7 @@ import nbformat
 import pytest
 
 from autograder.classgrade import grade_assignment
-from autograder.pipeline.cells import nbgrader_meta
+from autograder.notebooks.cells import nbgrader_meta
 from autograder.selfcheck import check_notebook
 
 from tests.support import ROOT
@@ -44,6 +44,6 @@ def test_check_and_grade_give_a_helper_module_the_same_score(course, monkeypatch
 def test_the_ignore_list_without_a_course_is_nbgraders_default():
     from nbgrader.coursedir import CourseDirectory
 
-    from autograder.pipeline.submission import submission_ignore
+    from autograder.grading.submission import submission_ignore
 
     assert submission_ignore() == list(CourseDirectory.class_traits()["ignore"].default())

@@ -8,7 +8,7 @@ import nbformat
 import pytest
 
 from autograder.isolation import Limits, limits_from_args, sandbox_problem
-from autograder.pipeline.outcome import STATUSES, Kind, RunResult, Verdict, status_of
+from autograder.grading.outcome import STATUSES, Kind, RunResult, Verdict, status_of
 
 from tests.support import ROOT
 from tests.support.cheats import ASSIGNMENT, _set_answer
@@ -57,7 +57,7 @@ def test_an_explicit_timeout_is_kept():
     from traitlets.config import Config
 
     from autograder.classgrade import with_nbgrader_timeout
-    from autograder.isolation.limits import DEFAULT_CELL_TIMEOUT
+    from autograder.isolation.sandbox.limits import DEFAULT_CELL_TIMEOUT
 
     cfg = Config()
     cfg.Execute.timeout = 45

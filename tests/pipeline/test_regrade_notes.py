@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import copy
 
-from autograder.pipeline.coursedir import nbgrader_meta, read, reference_submission, source_path
-from autograder.pipeline.sanitize import as_released, restore_instructor_cells
+from autograder.notebooks.coursedir import nbgrader_meta, read, reference_submission, source_path
+from autograder.notebooks.sanitize import as_released, restore_instructor_cells
 from tests.support import ROOT
 from tests.support.cheats import ASSIGNMENT
 

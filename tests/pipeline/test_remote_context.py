@@ -7,8 +7,8 @@ import pytest
 import torch
 
 from autograder.checking import CheckFailure, get_check
-from autograder.pipeline.decide import RemoteContext, RemoteObject, Session, run_remote_check
-from autograder.pipeline.scan import StudentSource
+from autograder.grading.decide import RemoteContext, RemoteObject, Session, run_remote_check
+from autograder.grading.scan import StudentSource
 from autograder.isolation import Kernel, Limits, sandbox_problem
 
 CORRECT = '''

@@ -18,8 +18,8 @@ import nbformat
 import pytest
 
 from autograder.selfcheck import check_notebook
-from autograder.pipeline.score import grade_in_process, solution_namespace
-from autograder.pipeline.coursedir import release_path
+from autograder.grading.score import grade_in_process, solution_namespace
+from autograder.notebooks.coursedir import release_path
 from tests.support import ASSIGNMENTS, ROOT
 from tests.support.studentwork import mutant_submission, mutants, perfect_submission
 
@@ -87,8 +87,8 @@ def test_every_test_cell_is_decided_by_the_grader(assignment):
     own kernel, which the student controls."""
     from course.checks import get_check
     from autograder.classgrade import unguarded_test_cells
-    from autograder.pipeline.cells import is_test_cell, split_test_cell
-    from autograder.pipeline.coursedir import read, source_path
+    from autograder.notebooks.cells import is_test_cell, split_test_cell
+    from autograder.notebooks.coursedir import read, source_path
 
     assert unguarded_test_cells(read(source_path(assignment, ROOT))) == []
     for cell in read(source_path(assignment, ROOT)).cells:

@@ -15,8 +15,8 @@ import pytest
 
 from autograder.checking import registry
 from autograder.classgrade import grade_assignment
-from autograder.pipeline.coursedir import read, release_path, source_path
-from autograder.pipeline.cells import is_test_cell, split_test_cell
+from autograder.notebooks.coursedir import read, release_path, source_path
+from autograder.notebooks.cells import is_test_cell, split_test_cell
 
 from tests.support import ROOT
 from tests.support.cheats import ASSIGNMENT

@@ -9,8 +9,8 @@ import re
 
 import pytest
 
-from autograder.pipeline.coursedir import nbgrader_meta, read, release_path, source_path
-from autograder.pipeline.sanitize import restore_instructor_cells
+from autograder.notebooks.coursedir import nbgrader_meta, read, release_path, source_path
+from autograder.notebooks.sanitize import restore_instructor_cells
 from tests.support import ASSIGNMENTS, ROOT
 
 RUBRIC = re.compile(r"\*Rubric \((\d+(?:\.\d+)?) points?\):\*")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.pipeline.scan import StudentSource, importable_modules
+from autograder.grading.scan import StudentSource, importable_modules
 
 SOFTMAX_FORBIDDEN = ("torch.softmax", "torch.nn.functional.softmax", "torch.Tensor.softmax", "torch.special.softmax", "torch.log_softmax")
 HONEST = "def softmax(x):\n    e = (x - x.amax(-1, keepdim=True)).exp()\n    return e / e.sum(-1, keepdim=True)\n"
@@ -85,7 +85,7 @@ def _check_with_files(tmp_path, answer: str, files: dict[str, str]):
 
 
 def _solution(grade_id: str) -> str:
-    from autograder.pipeline.cells import nbgrader_meta
+    from autograder.notebooks.cells import nbgrader_meta
     from tests.support import ROOT
     from tests.support.studentwork import perfect_submission
 

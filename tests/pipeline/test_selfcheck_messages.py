@@ -7,7 +7,7 @@ import re
 import pytest
 
 import autograder.selfcheck as selfcheck_module
-from autograder.pipeline.score import CellResult, Report
+from autograder.grading.score import CellResult, Report
 from autograder.selfcheck import SelfCheckReport, _this_notebook
 
 

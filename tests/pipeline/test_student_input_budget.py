@@ -13,10 +13,10 @@ import nbformat
 import pytest
 
 from autograder.checking import CheckFailure
-from autograder.pipeline.coursedir import nbgrader_meta, read, release_path, source_path
-from autograder.pipeline.decide import run_remote_check
-from autograder.pipeline.scan import StudentSource
-from autograder.pipeline.sanitize import MAX_NOTEBOOK_VALUES, InvalidNotebook, load_submission, restore_instructor_cells
+from autograder.notebooks.coursedir import nbgrader_meta, read, release_path, source_path
+from autograder.grading.decide import run_remote_check
+from autograder.grading.scan import StudentSource
+from autograder.notebooks.sanitize import MAX_NOTEBOOK_VALUES, InvalidNotebook, load_submission, restore_instructor_cells
 from tests.support import ROOT
 from tests.support.cost import assert_within_budget, grader_cost
 from tests.support.studentwork import perfect_submission

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from autograder.pipeline.submission import MAX_FILES, MAX_SCANNED, copy_student_files
+from autograder.grading.submission import MAX_FILES, MAX_SCANNED, copy_student_files
 
 
 def test_files_past_the_caps_are_summed_up_in_one_note(tmp_path):

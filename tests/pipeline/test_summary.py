@@ -6,8 +6,8 @@ from __future__ import annotations
 import csv
 import statistics
 
-from autograder.pipeline.score import ClassReport, StudentResult
-from autograder.pipeline.summary import class_summary
+from autograder.grading.score import ClassReport, StudentResult
+from autograder.grading.summary import class_summary
 
 
 def _student(name, score, cells, failures=(), penalty=0.0, manual_max=0.0):

@@ -8,7 +8,7 @@ import time
 
 from pathlib import Path
 
-from autograder.pipeline.coursedir import assignments
+from autograder.notebooks.coursedir import assignments
 
 ROOT = Path(__file__).resolve().parents[2]
 ASSIGNMENTS = assignments(ROOT)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.pipeline.coursedir import nbgrader_meta, release_path
+from autograder.notebooks.coursedir import nbgrader_meta, release_path
 from tests.support.studentwork import mutant_submission, mutants, perfect_submission
 
 ASSIGNMENT = "01-text-representations"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.pipeline.coursedir import nbgrader_meta, reference_submission
+from autograder.notebooks.coursedir import nbgrader_meta, reference_submission
 
 MUTANTS = Path(__file__).resolve().parents[1] / "course" / "mutants"
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from autograder.pipeline.coursedir import assignments, nbgrader_meta, read, source_path
+from autograder.notebooks.coursedir import assignments, nbgrader_meta, read, source_path
 from course import authoring
 from tests.support import ROOT
 from tests.support.coursecopy import nbgrader, run

@@ -3,7 +3,7 @@
 A test cell of the instructor's notebook has two parts (``cells.split_test_cell``). The
 visible asserts run in the student's kernel, as in plain nbgrader. The hidden part is only
 ever a list of ``run_check("NN.name.property", globals())`` lines: those checks run here, in
-the grader (``autograder.pipeline.decide``), against the kernel. A test cell passes when both
+the grader (``autograder.grading.decide``), against the kernel. A test cell passes when both
 parts pass, so an honest notebook scores what plain ``nbgrader autograde`` gives it.
 
 The executed notebook carries the verdicts the way nbgrader reads them: a test cell that
@@ -28,7 +28,7 @@ import nbformat
 
 from ..checking import CheckFailure, get_check, untested_note
 from ..isolation import KernelError, KernelTimeout, Limits, make_kernel
-from .cells import is_protected, is_test_cell, nbgrader_meta, split_test_cell
+from ..notebooks.cells import is_protected, is_test_cell, nbgrader_meta, split_test_cell
 from .decide import Session, run_remote_check
 from .outcome import Kind, RunResult, Verdict
 from .scan import StudentSource, importable_modules

@@ -42,12 +42,12 @@ import time
 from pathlib import Path
 
 from . import wire
-from .bwrap import base_args, bwrap_path, sandbox_problem
-from .cgroups import Cgroup
+from ..sandbox.bwrap import base_args, bwrap_path, sandbox_problem
+from ..sandbox.cgroups import Cgroup
 from .kernel import Kernel, KernelError
 from .launch import RUNNER_FILES, copy_runner, python_under_private_mounts, sandbox_env
-from .leftovers import scratch_prefix
-from .seccomp import lockdown_program, seccomp_program
+from ..sandbox.leftovers import scratch_prefix
+from ..sandbox.seccomp import lockdown_program, seccomp_program
 
 # torch._dynamo: imported by torch on the first call under a dispatch mode (the recorder of
 # forbidden routines, recorder.py), a second of CPU in every kernel unless the zygote has it
@@ -95,7 +95,7 @@ class Zygote:
         """Start the zygote's sandbox without waiting for it to be ready (``wait_ready``)."""
         self.tmp = Path(tempfile.mkdtemp(prefix=scratch_prefix("zygote")))
         os.chmod(self.tmp, 0o755)
-        code = copy_runner(self.tmp / "code", ("zygote_runner.py", *RUNNER_FILES))
+        code = copy_runner(self.tmp / "code", ("kernels/zygote_runner.py", *RUNNER_FILES))
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         theirs.set_inheritable(True)
         config = {"sock": theirs.fileno(), "preload": PRELOAD}

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import nbformat
 
-from .coursedir import course_directory, nbgrader_resources
+from ..notebooks.coursedir import course_directory, nbgrader_resources
 
 
 class ExtensionError(ValueError):

@@ -13,9 +13,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .bwrap import python_roots
+from ..sandbox.bwrap import python_roots
 
-HERE = Path(__file__).resolve().parent
+ISOLATION = Path(__file__).resolve().parent.parent  # the isolation package: kernels/ and guard/
 
 
 def proportional_memory(pid: int) -> int:
@@ -96,14 +96,18 @@ class Drain(threading.Thread):
         return text, dropped
 
 
-RUNNER_FILES = ("kernel_runner.py", "runner_capture.py", "wire.py", "frames.py", "recorder.py", "guard.py")  # what runs inside the sandbox
+# what runs inside the sandbox, from kernels/ and guard/; copied side by side into one folder, where
+# they import each other as plain modules (``import wire``, ``import guard``)
+RUNNER_FILES = ("kernels/kernel_runner.py", "kernels/runner_capture.py", "kernels/wire.py", "kernels/frames.py",
+                "guard/recorder.py", "guard/guard.py")
 
 
 def copy_runner(dest: Path, names) -> Path:
-    """The sandbox's own copy of the code that runs inside it (read-only there)."""
+    """The sandbox's own copy of the code that runs inside it (read-only there): each of ``names``
+    (a path below the isolation package), flat in ``dest``."""
     dest.mkdir()
     for name in names:
-        shutil.copyfile(HERE / name, dest / name)
+        shutil.copyfile(ISOLATION / name, dest / Path(name).name)
     return dest
 
 

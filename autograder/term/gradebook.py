@@ -15,12 +15,12 @@ from pathlib import Path
 
 import nbformat
 
-from .cells import Role, cell_role, nbgrader_meta
+from ..notebooks.cells import Role, cell_role, nbgrader_meta
 from ..isolation import scratch_prefix
-from .coursedir import nbgrader_resources, read, release_path
-from .outcome import RunResult
-from .sanitize import neutralize_html
-from .score import StudentResult, failure_reason
+from ..notebooks.coursedir import nbgrader_resources, read, release_path
+from ..grading.outcome import RunResult
+from ..notebooks.sanitize import neutralize_html
+from ..grading.score import StudentResult, failure_reason
 
 
 def sync_gradebook(gb, assignment: str, root: Path, instructor, log=print):

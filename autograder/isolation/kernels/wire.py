@@ -1,6 +1,6 @@
 """The wire format between the grader and a sandboxed student kernel.
 
-Both sides import this file: the grader as ``autograder.isolation.wire``, the kernel
+Both sides import this file: the grader as ``autograder.isolation.kernels.wire``, the kernel
 runner as a plain module copied into the sandbox (so it must only import the
 standard library at module level). Frames are an 8-byte length followed by
 UTF-8 JSON; a reply's first key is the id of its request. Values are plain data
@@ -43,7 +43,7 @@ DTYPES = (
 NP_KINDS = set("biufc?")  # numpy dtype kinds we rebuild: no objects, strings or voids
 
 
-try:  # the grader: autograder.isolation.wire
+try:  # the grader: autograder.isolation.kernels.wire
     from .frames import HEADER, FrameReader, WireError, parse_frame, reply_id_matches, scan_frame, write_frame  # noqa: F401
 except ImportError:  # inside the sandbox: a plain module next to frames.py
     from frames import HEADER, FrameReader, WireError, parse_frame, reply_id_matches, scan_frame, write_frame  # noqa: F401

@@ -1,6 +1,6 @@
 """The warm zygote: a sandboxed process that has imported torch and forks one kernel per submission.
 
-Started by :mod:`autograder.isolation.warmpool` inside bubblewrap (the same read-only root, no
+Started by :mod:`autograder.isolation.kernels.warmpool` inside bubblewrap (the same read-only root, no
 network, seccomp filter and environment as a cold kernel) as
 ``python -I zygote_runner.py CONFIG_JSON``. It imports the heavy libraries once and then
 waits on a Unix socket for ``fork`` requests. It never runs student code and never sees

@@ -6,7 +6,7 @@ budgets in a grader process's main thread (the workers of ``--jobs`` and the chi
 
 A Dask worker cannot hold those budgets itself: it runs its tasks in threads of a daemonic
 process, which may not start multiprocessing children and whose signals (the CPU budget's
-timer) only its main thread receives. There ``run_bounded`` starts ``python -m autograder.pipeline.grader_process IN OUT``: the child sets
+timer) only its main thread receives. There ``run_bounded`` starts ``python -m autograder.grading.grader_process IN OUT``: the child sets
 the memory budget on itself (``Limits.grader_memory``, as a worker of ``--jobs`` does), grades
 in its main thread with ``execute_bounded`` (the CPU budget, ``Limits.grader_cpu``),
 and writes the ``RunResult`` back. Going over a budget is this submission's failure (kind

@@ -27,12 +27,12 @@ from pathlib import Path
 
 import nbformat
 
-from .cells import split_hidden
-from .coursedir import COURSE_ROOT, course_directory, nbgrader_resources
-from .execute import KEEP_MIME
+from ..notebooks.cells import split_hidden
+from ..notebooks.coursedir import COURSE_ROOT, course_directory, nbgrader_resources
+from ..grading.execute import KEEP_MIME
 from .mathjax import FeedbackExporter
-from .sanitize import neutralize_html
-from .submission import other_notebooks
+from ..notebooks.sanitize import neutralize_html
+from ..grading.submission import other_notebooks
 
 EXCHANGE_FILES = ("timestamp.txt", "submission_secret.txt")  # what release_feedback reads beside the pages
 

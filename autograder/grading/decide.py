@@ -248,7 +248,7 @@ class RemoteContext(Context):
 
     # ---- replies
     def _guarded(self, reply: dict, label: str) -> None:
-        """The grader's own reading of the kernel's guard (isolation/guardlog.py), before anything the
+        """The grader's own reading of the kernel's guard (isolation/guard/guardlog.py), before anything the
         reply says: a record the guard did not write, the guard found down, or a refused way into the
         machinery is tampering; a refused forbidden operator is a forbidden call."""
         guard = reply.get("guard") or {}

@@ -98,7 +98,7 @@ class Limits:
 
 # ---------------------------------------------------------------------------- machine speed
 # CPU seconds that _reference_work() takes on the reference machine (the 2-core class of machine
-# the course's CI runs on; measured with `python -c "from autograder.isolation.limits import
+# the course's CI runs on; measured with `python -c "from autograder.isolation.sandbox.limits import
 # work_seconds; print(work_seconds())"`). A machine that needs longer gets proportionally larger
 # time limits; a faster one keeps the reference limits (the factor never goes below 1).
 REFERENCE_WORK_SECONDS = 0.10

@@ -1,17 +1,19 @@
 """One student's submission: which students submitted, a private copy of their files, and
-the notebook made ready to run (``prepare`` -> ``Job``)."""
+the notebook made ready to run (``prepare`` -> ``Job``). ``Submission`` owns one student's
+folder from submitted/ to the jobs that run it; the grading run asks it, never the folder."""
 from __future__ import annotations
 
 import os
 import shutil
+import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
 
-from .coursedir import source_path
+from ..notebooks.coursedir import source_path
 from .outcome import Kind, RunResult
-from .sanitize import InvalidNotebook, load_submission, nbgrader_sanitize, restore_instructor_cells
+from ..notebooks.sanitize import InvalidNotebook, load_submission, nbgrader_sanitize, restore_instructor_cells
 
 MAX_FILES = 500
 
@@ -223,6 +225,67 @@ def fingerprint(src: Path, instructor_notebook: Path, context: str = "") -> str 
                         digest.update(block)
             digest.update(f"end of {Path(dirpath).relative_to(src)}\0".encode("utf-8", "replace"))
     return digest.hexdigest()
+
+
+@dataclass
+class Submission:
+    """One student's submission of one assignment, from its folder in submitted/ to the jobs that
+    run it: what its grade depends on (``fingerprint``), its submission time (``timestamp``), its
+    copy into autograded/ (``copy_to_autograded``) and each notebook made ready to run (``jobs``)."""
+
+    assignment: str
+    student: str
+    root: Path
+    coursedir: object
+
+    @property
+    def folder(self) -> Path:
+        """submitted/<student>/<assignment>/"""
+        return Path(self.coursedir.format_path(self.coursedir.submitted_directory, self.student, self.assignment))
+
+    @property
+    def autograded(self) -> Path:
+        """autograded/<student>/<assignment>/"""
+        return Path(self.coursedir.format_path(self.coursedir.autograded_directory, self.student, self.assignment))
+
+    def fingerprint(self, context: str) -> str | None:
+        """What the grade depends on (``fingerprint``), with the grading run's ``context``."""
+        return fingerprint(self.folder, source_path(self.assignment, self.root), context)
+
+    def timestamp(self) -> tuple[str | None, str | None]:
+        """timestamp.txt (a small regular file of the student's own folder) as nbgrader reads it,
+        and a note when there is one that cannot be used."""
+        stamp = self.folder / "timestamp.txt"
+        if real_submission_folder(self.coursedir, self.student, self.assignment) and stamp.is_file() and not stamp.is_symlink() and stamp.stat().st_size < 200:
+            try:
+                return self.coursedir.get_existing_timestamp(str(self.folder)), None
+            except Exception:  # noqa: BLE001 - an unreadable timestamp.txt
+                return None, "timestamp.txt could not be read; no submission time recorded"
+        if stamp.exists() or stamp.is_symlink():
+            return None, "timestamp.txt is not a small regular file; no submission time recorded"
+        return None, None
+
+    def copy_to_autograded(self, keep_out: list[str]) -> Path:
+        """autograded/<student>/<assignment>/ made afresh from the student's files (the course's
+        ignore list and ``keep_out`` left out) and timestamp."""
+        dest = self.autograded
+        if dest.exists():
+            shutil.rmtree(dest)
+        copy_submission_files(self.folder, dest, list(self.coursedir.ignore) + list(keep_out))
+        return dest
+
+    def jobs(self, notebooks: list[str], scratch: Path, limits, instructor, release) -> tuple[list[Job], list[str]]:
+        """Each of the assignment's notebooks made ready to run (``prepare``, its private files under
+        ``scratch``/<notebook>), and the grader errors met on the way (such a notebook's job is unrunnable)."""
+        jobs, errors = [], []
+        for notebook in notebooks:
+            try:
+                jobs.append(prepare(self.assignment, self.student, notebook, self.root, self.coursedir, scratch / notebook, limits,
+                                    instructor, release, notebooks))
+            except Exception as exc:  # noqa: BLE001 - a grader bug on one submission
+                errors.append(f"{self.student}: {traceback.format_exc(limit=3)}")
+                jobs.append(Job.unrunnable(self.student, notebook, Kind.GRADER_ERROR, f"grader error while preparing: {exc}"))
+        return jobs, errors
 
 
 def copy_submission_files(src: Path, dest: Path, ignore: list[str]) -> None:

@@ -1,6 +1,6 @@
 """The student's kernel: runs inside the sandbox, executes cells, answers the grader.
 
-Started by :mod:`autograder.isolation.kernel` as ``python -I kernel_runner.py CONFIG_JSON``
+Started by :mod:`autograder.isolation.kernels.kernel` as ``python -I kernel_runner.py CONFIG_JSON``
 with this file and ``wire.py`` bound read-only into the sandbox. It imports
 nothing from the course: only the standard library, torch, NumPy and IPython.
 

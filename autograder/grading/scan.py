@@ -229,7 +229,7 @@ _TAMPER_ATTRS = {
     "setprofile", "settrace", "getsignal", "get_objects", "get_referrers", "get_referents", "_current_frames",
     "dup2", "fdopen", "set_inheritable", "pthread_kill", "interrupt_main", "getouterframes", "getinnerframes",
     "__getattribute__", "attrgetter", "methodcaller", "__setattr__", "__delattr__",
-    # the record of torch routines a graded call reaches (autograder/isolation/recorder.py) and
+    # the record of torch routines a graded call reaches (autograder/isolation/guard/recorder.py) and
     # the wrappers of forbidden functions: unwrapping them or switching the modes off
     "cell_contents", "__wrapped__", "DisableTorchFunction", "DisableTorchFunctionSubclass", "_DisableTorchDispatch",
     "_pop_mode", "_pop_mode_temporarily", "_pop_torch_function_stack", "_pop_torch_dispatch_stack",

@@ -23,8 +23,8 @@ import csv
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .coursedir import course_directory
-from .score import _csv_safe
+from ..notebooks.coursedir import course_directory
+from ..grading.score import _csv_safe
 
 LMS = ("canvas", "moodle")
 

@@ -8,8 +8,8 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .cells import graded_cells, is_autograded, nbgrader_meta
-from .coursedir import COURSE_ROOT, read, source_path
+from ..notebooks.cells import graded_cells, is_autograded, nbgrader_meta
+from ..notebooks.coursedir import COURSE_ROOT, read, source_path
 from .summary import class_summary
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")

@@ -38,14 +38,15 @@ import threading
 import time
 from pathlib import Path
 
-from . import guardlog, wire
-from .guardlog import GuardLog
-from .bwrap import SandboxUnavailable, base_args, bwrap_path, sandbox_problem
-from .cgroups import Cgroup, kill_until_gone
-from .limits import GiB, Limits
+from . import wire
+from ..guard import guardlog
+from ..guard.guardlog import GuardLog
+from ..sandbox.bwrap import SandboxUnavailable, base_args, bwrap_path, sandbox_problem
+from ..sandbox.cgroups import Cgroup, kill_until_gone
+from ..sandbox.limits import GiB, Limits
 from .launch import RUNNER_FILES, Drain, Inside, copy_runner, live_cpu_seconds, namespace_pids, proportional_memory, read_pid_namespace, python_under_private_mounts, sandbox_env, set_nonblocking
-from .leftovers import scratch_prefix
-from .seccomp import no_exec_program, seccomp_program
+from ..sandbox.leftovers import scratch_prefix
+from ..sandbox.seccomp import no_exec_program, seccomp_program
 
 INTERRUPT_WALL_FACTOR = 6  # wall-clock cap on the interrupt grace, as a multiple of its CPU time
 

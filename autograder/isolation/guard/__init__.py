@@ -1,0 +1,11 @@
+"""The guard: what the student's code cannot undo. Its hook runs inside the sandbox, armed before
+student code; the grader reads its authenticated records. Imports nothing of the project.
+
+    guard.py      runs inside the sandbox: the audit hook that refuses forbidden operators at torch's
+                  dispatcher and the ways into the machinery
+    guardlog.py   the grader's reading of the guard's authenticated records (what decides, not the reply)
+    recorder.py   which torch routines a call reaches, by any name (forbidden-routine checks; both sides)
+
+guard.py and recorder.py are copied into the sandbox beside the kernel's runner
+(``kernels/launch.py``: ``RUNNER_FILES``) and imported there as plain modules: they import no sibling.
+"""
