@@ -14,6 +14,7 @@ from autograder.checking import CheckFailure
 from autograder.notebooks.coursedir import nbgrader_meta, read, source_path
 from autograder.grading.score import grade_in_process
 from course.authoring import CLAUSES_GRADE_ID, render_clauses
+import course.checks as course_checks
 from course.checks import checks_for, clauses, contract, run_check
 
 from tests.support import ASSIGNMENTS, ROOT
@@ -216,18 +217,72 @@ def test_two_alternative_correct_answers_per_contract_name(assignment):
     assert not few, f"{assignment}: fewer than two alternative correct answers for {few} in {ALTERNATIVES / assignment}"
 
 
+SHORTCUT_CHAPTERS = ["04-queries-keys-values", "07-positional-encoding"]  # cheap: every check on every mutant twice
 ALT_CASES = [(a, p) for a in ASSIGNMENTS for p in alternatives(a)]
 
 
+class _ShortcutRunCheck:
+    """``course.checks.run_check`` for the notebook's hidden cells in grade_in_process: a check that
+    passed on the reference answers, at the notebook's own seed (None: $COURSE_CHECK_SEED), is
+    not run again when every name it looked up there is bound to the same object in the cell's
+    globals: it meets what it met on the reference (``reference_runs``). Every other call runs."""
+
+    def __init__(self, reference):
+        self.ref_ns, self.runs = reference
+        self.taken = 0
+
+    def __call__(self, name, namespace, seed=None):
+        why, read = self.runs[name]
+        if seed is None and why is None and all(namespace.get(k, _MISSING) is self.ref_ns.get(k, _MISSING) for k in read):
+            self.taken += 1
+            return None
+        return run_check(name, namespace, seed)
+
+
+_MISSING = object()
+
+
+def _grade_with_shortcut(assignment, namespace, source, reference_runs, monkeypatch):
+    """grade_in_process, the reference's verdicts kept for checks that read nothing ``source`` rebinds
+    (only when ``source`` only binds names); returns (report, how many checks were not run again)."""
+    if not only_rebinds(source):
+        return grade_in_process(assignment, namespace, ROOT), 0
+    shortcut = _ShortcutRunCheck(reference_runs(assignment, None))
+    with monkeypatch.context() as patch:
+        patch.setattr(course_checks, "run_check", shortcut)
+        return grade_in_process(assignment, namespace, ROOT), shortcut.taken
+
+
 @pytest.mark.parametrize("assignment,alternative", ALT_CASES, ids=[f"{a.split('-')[0]}/{p.stem}" for a, p in ALT_CASES])
-def test_alternative_correct_answer_keeps_full_marks(assignment, alternative, namespaces):
+def test_alternative_correct_answer_keeps_full_marks(assignment, alternative, namespaces, reference_runs, monkeypatch):
     namespace = namespaces(assignment)
-    exec(compile(alternative.read_text(encoding="utf-8"), str(alternative), "exec"), namespace)
-    report = grade_in_process(assignment, namespace, ROOT)
+    source = alternative.read_text(encoding="utf-8")
+    exec(compile(source, str(alternative), "exec"), namespace)
+    report, _ = _grade_with_shortcut(assignment, namespace, source, reference_runs, monkeypatch)
     assert report.full_marks, f"{alternative.name}, a correct answer in another style, loses points:\n{report.table()}"
 
 
-SHORTCUT_CHAPTERS = ["04-queries-keys-values", "07-positional-encoding"]  # cheap: every check on every mutant twice
+@pytest.mark.parametrize("assignment", SHORTCUT_CHAPTERS)
+def test_the_graded_shortcut_gives_a_full_grading_s_points(assignment, namespaces, reference_runs, monkeypatch):
+    """The shortcut of test_alternative_correct_answer_keeps_full_marks against grading with every
+    check run: the same points per cell, for every alternative and every mutant of the chapter
+    (a wrong answer still loses its points through the shortcut)."""
+    taken = 0
+    for path in [*alternatives(assignment), *mutants(assignment)]:
+        source = path.read_text(encoding="utf-8")
+        runs = []
+        for shortcut in (True, False):
+            namespace = namespaces(assignment)
+            exec(compile(source, str(path), "exec"), namespace)
+            if shortcut:
+                report, n = _grade_with_shortcut(assignment, namespace, source, reference_runs, monkeypatch)
+                taken += n
+            else:
+                report = grade_in_process(assignment, namespace, ROOT)
+            runs.append([(c.grade_id, c.points) for c in report.cells])
+        assert runs[0] == runs[1], path.name
+    assert taken, "no check was skipped: the comparison proves nothing"
+
 
 
 @pytest.mark.parametrize("assignment", SHORTCUT_CHAPTERS)
