@@ -8,7 +8,7 @@
     authoring.py     build instructor notebooks in code, with nbgrader's metadata
     checks/          the hidden tests, one ``chNN_<name>.py`` per assignment (instructor material)
 
-It may import the check framework (``autograder.checking``, for ``checks/``), never the grading
+It may import the autograder's check framework (its ``checking`` package, for ``checks/``), never the grading
 steps, the term or the commands above them. The page helpers are loaded on first use, so importing ``course.checks`` or
 ``course.tagging_data`` does not pull in the plotting helpers.
 """
