@@ -347,9 +347,12 @@ def test_formgrader_autograde_button_shows_the_refusal(course, server, browser):
     assert wait_for(browser, "document.querySelectorAll('td.autograde a').length > 0", timeout=90), (
         f"formgrader's submissions page did not list the submission: {[e['message'][:300] for e in browser.get_log('browser')]}")
     browser.find_element(By.CSS_SELECTOR, "td.autograde a").click()
-    assert wait_for(browser, "document.querySelector('#error-modal') !== null && $('#error-modal').is(':visible')", timeout=120), (
-        "the refused Autograde showed no box")
-    said = browser.find_element(By.ID, "error-modal").text
+    # the box's state, not a moment: shown (Bootstrap's fade-in over: opacity 1) and its text filled in;
+    # WebDriver's .text of a box still fading in is ''
+    shown = ("(() => { const box = document.querySelector('#error-modal'); return box !== null && $(box).is(':visible') "
+             "&& getComputedStyle(box).opacity === '1' && box.innerText.trim().length > 0; })()")
+    assert wait_for(browser, shown, timeout=120), "the refused Autograde showed no box"
+    said = browser.execute_script("return document.querySelector('#error-modal').innerText")
     assert f"python -m autograder grade {ASSIGNMENT} --student {STUDENT} --force" in said, said
     assert "Traceback (most recent call last)" not in said and "RuntimeError" not in said, said
 
