@@ -1,6 +1,7 @@
 # Self-Attention from the Ground Up: build, test and release.
 #   make book     create .venv if missing, install, execute and build the book (warnings are errors)
 #   make test     install the test tools and run the whole suite
+#   make test-timeline  the suite as make test, then where its time went (idle workers, idle cores)
 #   make release  regenerate exercises/ from solutions/ with nbgrader
 #   make workspace  your own copies of the exercises in work/ (git-ignored)
 #   make check NB=work/<id>/<id>.ipynb  check one notebook with the hidden tests (UNSAFE=1: no sandbox)
@@ -22,7 +23,7 @@ CHROMEDRIVER := /usr/bin/chromedriver
 CJKFONT := /usr/share/fonts/truetype/wqy/wqy-microhei.ttc
 BOOK_FLAGS := --warningiserror --keep-going
 
-.PHONY: book test release workspace check course-edition clean gpu-check timings seed-sweep venv serve bench-book bench-grading vendor-thebe vendor-vega service bench-service
+.PHONY: book test test-timeline release workspace check course-edition clean gpu-check timings seed-sweep venv serve bench-book bench-grading vendor-thebe vendor-vega service bench-service
 
 venv: $(RUNTIME)
 
@@ -117,6 +118,16 @@ TEST_WORKERS ?= 2
 test: $(TESTTOOLS)
 	@start=$$(date +%s); $(BIN)/python -m pytest tests -n $(TEST_WORKERS); status=$$?; \
 	  echo "make test: pytest took $$(( $$(date +%s) - start )) s (the budget: 900 s on two quiet cores)"; exit $$status
+
+# Where the suite's time goes (CONTRIBUTING, "What a test may cost"): the same run as `make test`,
+# with each test's start and end (tests/conftest.py) and the CPU use every five seconds recorded
+# under $(TIMELINE), then tools/test_timeline.py's tables: idle workers, the longest groups, idle cores.
+TIMELINE ?= _build/timeline
+test-timeline: $(TESTTOOLS)
+	@mkdir -p $(TIMELINE); rm -f $(TIMELINE)/tests.tsv $(TIMELINE)/cpu.tsv; \
+	  { while sleep 5; do echo "$$(date +%s) $$(awk '/^cpu /{print $$2+$$3+$$4+$$7+$$8+$$9, $$2+$$3+$$4+$$5+$$6+$$7+$$8+$$9}' /proc/stat)"; done >> $(TIMELINE)/cpu.tsv & }; sampler=$$!; \
+	  TEST_TIMELINE=$(CURDIR)/$(TIMELINE)/tests.tsv $(BIN)/python -m pytest tests -n $(TEST_WORKERS); status=$$?; \
+	  kill $$sampler; $(BIN)/python -m tools.test_timeline $(TIMELINE)/tests.tsv $(TIMELINE)/cpu.tsv; exit $$status
 
 release: $(RUNTIME)
 	$(BIN)/python -m autograder release

@@ -30,6 +30,15 @@ os.environ.setdefault("COURSE_CHECK_SEED", "20261203")
 _BY_CHAPTER = {"test_clauses", "test_mutants"}
 _CHAPTER_PARAM = re.compile(r"\[(\d\d)[-./]")
 _GROUPS = {"test_book": "book", "test_browser": "book", "test_grading_adversarial": "cheating-class", "test_grade_dask": "cheating-class"}
+# The groups that take minutes start first, so that no long one starts last and runs alone: their
+# summed test seconds in one full run on two quiet cores (`make test-timeline` measures them
+# again). Only the order comes from here; nothing is timed. Unlisted groups follow, largest first.
+_LONGEST = {
+    "cheating-class": 415, "in-process-checks::09": 347, "book": 320, "pipeline/test_nbgrader_autograde.py": 261,
+    "environments/test_colab_like.py": 167, "pipeline/test_remote_parity.py": 135,
+    "pipeline/test_instructor_workflow.py": 109, "tools/test_course_edition.py": 108,
+    "service/test_service.py": 101, "pipeline/test_class_term.py": 99,
+}
 
 try:
     from xdist.scheduler import LoadScopeScheduling
@@ -37,14 +46,36 @@ except ImportError:  # plain pytest: one process
     pass
 else:
     class _ModuleGroups(LoadScopeScheduling):
+        _ordered = False
+
         def _split_scope(self, nodeid: str) -> str:
             module = nodeid.split("::", 1)[0]
             chapter = _CHAPTER_PARAM.search(nodeid) if Path(module).stem in _BY_CHAPTER else None
             return f"in-process-checks::{chapter.group(1)}" if chapter else _GROUPS.get(Path(module).stem, module)
 
+        def _assign_work_unit(self, node) -> None:
+            if not self._ordered:  # the longest groups first, the rest as xdist orders them
+                self._ordered = True
+                units = sorted(self.workqueue.items(), key=lambda unit: -_LONGEST.get(unit[0], 0))
+                self.workqueue.clear()
+                self.workqueue.update(units)
+            super()._assign_work_unit(node)
+
     @pytest.hookimpl(tryfirst=True)
     def pytest_xdist_make_scheduler(config, log):
         return _ModuleGroups(config, log)
+
+
+_TIMELINE = os.environ.get("TEST_TIMELINE")
+if _TIMELINE:  # `make test-timeline`: when each test ran, in which process (tools/test_timeline.py reads it)
+    import time
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(item, nextitem):
+        start = time.time()
+        yield
+        with open(_TIMELINE, "a") as out:
+            out.write(f"{os.environ.get('PYTEST_XDIST_WORKER', 'main')}\t{start:.2f}\t{time.time():.2f}\t{item.nodeid}\n")
 
 
 @pytest.fixture(scope="session")
