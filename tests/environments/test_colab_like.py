@@ -16,8 +16,16 @@ left their versions alone). The notebooks are copied out of the repository into 
 each in a folder of its own, and executed there with nbclient by that environment's Python,
 two at a time (2 cores; each notebook alone in its kernel, one thread each), longest first:
 
-* every chapter page, converted from MyST by myst-nb (as the book builds its notebooks);
-* every solution notebook of the open edition (their hidden test cells import the installed checks);
+* the chapter pages that lean most on the installed helpers (03: heatmaps and an interactive
+  figure; 09: the capstone's helpers, data and baseline model), converted from MyST by myst-nb
+  (as the book builds its notebooks), and one solution notebook with its hidden test cells
+  (which import the installed checks and run them in the kernel);
+* every other chapter page and solution notebook is code that the suite already executes on
+  these very packages (a page: the book build, tests/book; a solution with its hidden tests:
+  plain nbgrader's perfect submission, tests/pipeline/test_nbgrader_autograde.py). What Colab
+  changes for it is what it can import and read, and that is tested for every one: each import
+  statement of its code (at any depth) is tried in the environment, as is each import of the
+  installed course package, and the installed package holds every file of the package's sources;
 * every exercise notebook, filled from the reference answers: not run a second time, since its
   code is, cell for cell, its solution's code less the hidden tests (the test compares them);
 
@@ -26,7 +34,9 @@ and the self-check runs there: ``python -m autograder check --unsafe`` on a fill
 the notebook itself, the way a Colab student runs it (``google.colab`` faked: it hands over the
 notebook as Colab's front end does).
 
-Measured on 2 cores shared with other jobs (Python 3.11: this machine has no 3.12), at load
+Executing every page and solution here as well (27 notebooks) took 3-4 min of two cores; the
+probes and the three executed notebooks take well under one.
+Measured before that, on 2 cores shared with other jobs (Python 3.11: this machine has no 3.12), at load
 average 7-8: the environment 11 s, installing the course 10 s, the 27 notebooks and the three
 self-checks, two at a time, 171 s (each beside another: chapters 8-24 s, exercises 6-16 s,
 solutions 10-24 s, self-checks 13-16 s); 3.4 min in all. At load 4: 8 s, 8 s, 95 s; 2 min.
@@ -53,6 +63,7 @@ import pytest
 from autograder.notebooks.coursedir import read, source_path
 from course.authoring import course_package_url
 from tests.support import ASSIGNMENTS, ROOT
+from tests.support.imports import unresolved_imports
 from tests.support.studentwork import mutant_submission, mutants, perfect_submission
 
 # The base interpreter of the Python running the tests: Colab's packages are linked from its environment.
@@ -70,6 +81,12 @@ JOBS = 2  # notebooks executed at once: this machine (and Colab) has 2 cores
 # Nothing of the course, its grading or its book may be importable before the install.
 NOT_BEFORE = ("course", "autograder", "nbgrader", "jupyter_book", "myst_nb", "sphinx")
 CHAPTERS = sorted(p.stem for p in (ROOT / "book").glob("[0-9][0-9]-*.md"))
+# Executed in the environment (module docstring); the other notebooks' imports are tried there.
+EXECUTED = ["chapter 03-softmax", "chapter 09-capstone", "solution 01-text-representations"]
+# The packages `pip install` of the course puts in the environment, from these source folders; the
+# pages' and checks' helpers (course) are imported there in full, the grading tools (autograder)
+# only as far as the notebooks and the self-checks reach (most of them need nbgrader, not in Colab).
+PACKAGES = ["course", "autograder"]
 
 
 def _pip_freeze(python: Path, env: dict) -> dict[str, str]:
@@ -270,17 +287,20 @@ def colab(tmp_path_factory):
         env.notebooks[f"chapter {page}"] = _place(read(ROOT / "book" / f"{page}.md"), work / "chapters" / page, f"{page}.ipynb")
     for name in ASSIGNMENTS:  # a filled exercise runs as part of its solution: test_notebook_runs_outside_a_clone
         env.notebooks[f"solution {name}"] = _place(read(source_path(name, ROOT)), work / "solutions" / name, f"{name}.ipynb")
-    jobs = {label: env.notebook(path) for label, path in env.notebooks.items()}
+    jobs = {label: env.notebook(env.notebooks[label]) for label in EXECUTED}
     jobs.update(_self_check_jobs(env))
     start = time.monotonic()
     env.done = _in_pairs(jobs, _longest_first(list(jobs)))
     env.seconds["notebooks and self-checks"] = time.monotonic() - start
     env.results = {}
-    for label, path in env.notebooks.items():
+    for label in EXECUTED:
+        path = env.notebooks[label]
         done, seconds = env.done[label]
         lines = [json.loads(l) for l in done.stdout.splitlines() if l.strip()]
         env.results[path] = lines[0] if lines else {"path": str(path), "seconds": seconds,
                                                     "error": f"the notebook runner stopped early: {done.stderr[-3000:]}"}
+    env.unresolved = unresolved_imports(env.python, _import_sources(env), env.env, cwd=str(env.root))
+    env.site = site
     print("\nColab-like environment, seconds:", {k: round(v) for k, v in env.seconds.items()},
           {label: seconds for label, (_, seconds) in env.done.items()})
     return env
@@ -313,17 +333,51 @@ def code_run(nb) -> list[str]:
     return cells
 
 
+def _import_sources(env) -> list[tuple[str, str]]:
+    """(label, code) of every notebook placed in the environment and of every module of the installed package."""
+    sources = [(label, "\n".join(c.source for c in nbformat.read(str(path), 4).cells if c.cell_type == "code"))
+               for label, path in env.notebooks.items()]
+    return sources + [(str(p.relative_to(ROOT)), p.read_text(encoding="utf-8"))
+                      for p in sorted((ROOT / "course").rglob("*.py")) if "__pycache__" not in p.parts]
+
+
+def _package_files(folder: Path) -> set[str]:
+    return {str(p.relative_to(folder)) for package in PACKAGES for p in (folder / package).rglob("*")
+            if p.is_file() and "__pycache__" not in p.parts}
+
+
 @pytest.mark.parametrize("label", [f"chapter {p}" for p in CHAPTERS] + [f"{kind} {a}" for a in ASSIGNMENTS for kind in ("exercise", "solution")])
 def test_notebook_runs_outside_a_clone(colab, label):
     """A filled exercise is not run again here: its code is, cell for cell, its solution's code
-    less the hidden tests (read-only checks), so the solution's run above runs all of it, in order."""
+    less the hidden tests (read-only checks), so the solution's run (or its probe) covers it. A
+    notebook not executed here is code the suite executes elsewhere on the same packages (module
+    docstring): every import of it must work here."""
     kind, name = label.split(" ", 1)
     if kind == "exercise":
         exercise, solution = code_run(perfect_submission(name, ROOT)), code_run(read(source_path(name, ROOT)))
         assert exercise == solution, f"{label}: its code is not its solution's code less the hidden tests"
         label = f"solution {name}"
-    result = colab.results[colab.notebooks[label]]
-    assert not result["error"], f"{label} failed in the Colab-like environment after {result['seconds']} s: {result['error']}"
+    failed = [line for line in colab.unresolved if line.startswith(f"{label}: ")]
+    assert not failed, f"{label}: imports that fail in the Colab-like environment: {failed}"
+    if label in EXECUTED:
+        result = colab.results[colab.notebooks[label]]
+        assert not result["error"], f"{label} failed in the Colab-like environment after {result['seconds']} s: {result['error']}"
+
+
+def test_the_installed_package_imports_and_has_every_file(colab):
+    """Every import of the course's helpers and checks (their functions' own imports too) works in
+    the environment, and every file of the package's sources was installed (the checks read their
+    clause sentences from Markdown files beside them)."""
+    package = [line for line in colab.unresolved if line.startswith("course/")]
+    assert not package, f"imports of the installed course package that fail in the Colab-like environment: {package}"
+    missing = _package_files(ROOT) - _package_files(colab.site)
+    assert not missing, f"files of the package's sources that `pip install` did not install: {sorted(missing)}"
+
+
+def test_the_import_probe_finds_a_module_colab_lacks(colab):
+    """The probe behind test_notebook_runs_outside_a_clone can fail: nbgrader is not in Colab."""
+    planted = [("planted", "def f():\n    from nbgrader.api import Gradebook\n")]
+    assert [line.split(":")[0] for line in unresolved_imports(colab.python, planted, colab.env, cwd=str(colab.root))] == ["planted"]
 
 
 def _total(stdout: str) -> tuple[float, float]:

@@ -23,6 +23,7 @@ from autograder.notebooks.coursedir import assignments, nbgrader_meta, read, sou
 from course import authoring
 from tests.support import ROOT
 from tests.support.coursecopy import nbgrader, run
+from tests.support.imports import unresolved_imports as probe_imports
 from tools.course_edition import OPEN_PATH, OPEN_REPOSITORY, course_edition, open_repository_mentions
 
 FIXED_SECRETS = ["BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "run_check(",
@@ -227,32 +228,10 @@ def code_cells(page: Path) -> list[str]:
     return [cells[0][preamble.end():] if preamble else cells[0], *cells[1:]] if cells else []
 
 
-IMPORTS_PROBE = r"""
-import ast, importlib, json, sys
-failed = []
-for where, source in json.load(sys.stdin):
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) in ("import_module", "__import__"):
-            failed.append(f"{where}: an import by name ({ast.unparse(node)}) cannot be checked")
-        names = [(a.name, None) for a in node.names] if isinstance(node, ast.Import) else                 [(node.module, a.name) for a in node.names] if isinstance(node, ast.ImportFrom) and node.level == 0 else []
-        for module, name in names:
-            try:
-                found = importlib.import_module(module)
-                if name not in (None, "*") and not hasattr(found, name):
-                    importlib.import_module(f"{module}.{name}")
-            except Exception as exc:
-                failed.append(f"{where}: {ast.unparse(node)}: {type(exc).__name__}: {exc}")
-print(json.dumps(failed))
-"""
-
-
 def unresolved_imports(edition: Path, sources: list[tuple[str, str]]) -> list[str]:
     """Each import statement of ``sources`` (at any depth: a function's own imports too) tried
     in the edition's environment: what fails there."""
-    done = subprocess.run([str(edition / ".venv" / "bin" / "python"), "-c", IMPORTS_PROBE], input=json.dumps(sources),
-                          cwd="/", capture_output=True, text=True, timeout=600, env={**os.environ, "MPLBACKEND": "Agg"})
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout)
+    return probe_imports(edition / ".venv" / "bin" / "python", sources)
 
 
 def test_the_pages_run_the_open_pages_code_on_helpers_the_edition_has(edition):
