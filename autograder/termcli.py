@@ -2,6 +2,7 @@
 
     extension STUDENT ASSIGNMENT --hours N | --until WHEN   an extension, its late penalty at once
     export ASSIGNMENT --lms canvas|moodle                  a gradebook-import CSV for the platform
+    collect ASSIGNMENT ZIPFILE --lms canvas|moodle         submissions from the platform's download
 """
 from __future__ import annotations
 
@@ -34,6 +35,38 @@ def add_commands(sub) -> None:
     p.add_argument("--out", help="the CSV to write (default: reports/ASSIGNMENT-LMS.csv)")
     p.add_argument("--course-root", default=str(COURSE_ROOT), help="course root (default: this repository)")
     p.set_defaults(func=cmd_export)
+    add_collect(sub)
+
+
+def add_collect(sub) -> None:
+    p = sub.add_parser("collect", help="collect ASSIGNMENT's submissions from a Canvas or Moodle download (ZIPFILE)",
+                       description="Match each file of the download to a student of the gradebook by the platform's "
+                                   "stable id (Canvas: the user id in the file name against lms_user_id; Moodle: the "
+                                   "participant number through the grading worksheet, then email or ID number), put it in "
+                                   "submitted/STUDENT/ASSIGNMENT/ with its submission time in timestamp.txt, and print one "
+                                   "table: matched, late, unmatched (with why). Run it again for a new download: only a "
+                                   "newer submission replaces what is collected.")
+    p.add_argument("assignment")
+    p.add_argument("download", metavar="ZIPFILE")
+    p.add_argument("--lms", required=True, choices=["canvas", "moodle"])
+    p.add_argument("--worksheet", help="Moodle: the grading worksheet CSV downloaded with the submissions")
+    p.add_argument("--timezone", default="UTC", help="the zone of the times in the download (Canvas's archive entries, "
+                                                     "Moodle's worksheet), e.g. Europe/Berlin (default UTC)")
+    p.add_argument("--course-root", default=str(COURSE_ROOT), help="course root (default: this repository)")
+    p.set_defaults(func=cmd_collect)
+
+
+def cmd_collect(args) -> int:
+    from .term.collect import CollectError, collect_download
+
+    try:
+        report = collect_download(Path(args.course_root), args.assignment, Path(args.download), args.lms,
+                                  Path(args.worksheet) if args.worksheet else None, args.timezone)
+    except (CollectError, OSError) as exc:
+        print(f"collect: {exc}", file=sys.stderr)
+        return 2
+    print(report.table())
+    return 0 if report.matched or not report.arrivals else 1
 
 
 def cmd_extension(args) -> int:

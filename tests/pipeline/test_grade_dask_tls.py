@@ -134,3 +134,17 @@ def test_grader_budgets_hold_on_the_worker(graded):
     greedy = {s.student: s for s in report.students}["greedy"]
     assert greedy.status == "limit" and greedy.score == 0, (greedy.status, greedy.failures, worker_log.read_text()[-3000:])
     assert any("grader's work on this submission" in r for _, r in greedy.failures), greedy.failures
+
+
+def test_readme_starts_a_plain_scheduler_on_loopback_only():
+    """Every `dask scheduler` that README shows either speaks TLS or listens on 127.0.0.1 alone (a
+    plain tcp:// scheduler on every interface runs any reachable stranger's tasks)."""
+    from tests.support import ROOT
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    import re
+
+    shown = re.findall(r"dask scheduler[^`\n]*", readme)
+    assert shown, "README shows no dask scheduler command"
+    for command in shown:
+        assert "--protocol tls" in command or "--host 127.0.0.1" in command, f"README: {command!r} listens beyond loopback without TLS"
