@@ -43,6 +43,7 @@ import datetime
 import json
 import os
 import tempfile
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -243,8 +244,9 @@ class GradingRun:
         try:
             res.failures += save(self.gb, job, result, self.name, self.coursedir, self.earlier.get(job.student, {}).get(job.notebook))
         except Exception as exc:  # noqa: BLE001
-            self.report_.grader_errors.append(f"{job.student}: saving failed: {exc}")
-            result = RunResult.not_run(Kind.GRADER_ERROR, f"saving failed: {exc}")
+            self.report_.grader_errors.append(f"{job.student}: saving failed: {traceback.format_exc(limit=-6)}")
+            result = RunResult.not_run(Kind.GRADER_ERROR, f"saving failed: {type(exc).__name__}: {exc}")
+            res.failures.append((job.notebook, result.problem))  # why, in the report and the service's result
         self.outcomes[job.student].append(result)
         res.status = status_of(self.outcomes[job.student])
         res.seconds += result.seconds

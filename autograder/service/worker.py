@@ -86,6 +86,9 @@ class Worker:
                             self._record(run, rows, job, job.not_run())
                 for job, result in executor.results():
                     self._record(run, rows, job, result)
+                run.report_errors(executor)
+            for error in run.report_.grader_errors:  # the grader's own failures, whole, for whoever runs the service
+                self.log(f"service: grader error: {error}")
 
     def _record(self, run: GradingRun, rows: dict, job, result) -> None:
         run.record(job, result)

@@ -27,22 +27,35 @@ def sync_gradebook(gb, assignment: str, root: Path, instructor, log=print):
     """Make sure the gradebook ``gb`` holds the assignment's cells as ``instructor`` (solutions/)
     has them now; return the released (student) notebook: exercises/ if it is there, else a fresh one.
     Grading processes sharing the gradebook (two services on one PostgreSQL server, two ``grade``
-    commands) take turns (``sync_lock``), and one that waited finds the work done."""
+    commands) take turns (``sync_lock``), and one that waited finds the work done. A gradebook whose
+    cells are current is never written: nbgrader's ``generate_assignment`` on it removes and adds
+    the notebook when no submission holds it yet, under another process's first save (a course
+    without exercises/ once did that on every batch of a service)."""
     released = release_path(assignment, root)
     with sync_lock(gb, root):
-        if _cells_current(gb, assignment, instructor) and released.is_file():
+        current = _cells_current(gb, assignment, instructor)
+        if current and released.is_file():
             return read(released)
-        log(f"updating the gradebook for {assignment} (nbgrader generate_assignment)")
-        with tempfile.TemporaryDirectory(prefix=scratch_prefix("release")) as tmp:
-            done = subprocess.run(
-                [sys.executable, "-m", "nbgrader", "generate_assignment", assignment, "--force", "--log-level=ERROR",
-                 f"--CourseDirectory.release_directory={tmp}", f"--CourseDirectory.root={Path(root).resolve()}"],
-                cwd=str(root), capture_output=True, text=True,
-            )
-            if done.returncode:
-                raise RuntimeError(f"nbgrader generate_assignment {assignment} failed:\n{done.stderr[-2000:]}")
-            fresh = Path(tmp) / assignment / f"{assignment}.ipynb"
-            return read(released) if released.is_file() else read(fresh)
+        if not current:
+            log(f"updating the gradebook for {assignment} (nbgrader generate_assignment)")
+            return _generate(assignment, root, released)
+    return _generate(assignment, root, released, db_url="sqlite:///{tmp}/release.db")  # the student's notebook only
+
+
+def _generate(assignment: str, root: Path, released: Path, db_url: str | None = None):
+    """nbgrader's ``generate_assignment`` into a scratch folder, on the course's gradebook or on
+    ``db_url`` (``{tmp}``: that scratch folder); the released notebook (exercises/'s when there)."""
+    with tempfile.TemporaryDirectory(prefix=scratch_prefix("release")) as tmp:
+        args = [] if db_url is None else [f"--CourseDirectory.db_url={db_url.format(tmp=tmp)}"]
+        done = subprocess.run(
+            [sys.executable, "-m", "nbgrader", "generate_assignment", assignment, "--force", "--log-level=ERROR",
+             f"--CourseDirectory.release_directory={tmp}", f"--CourseDirectory.root={Path(root).resolve()}", *args],
+            cwd=str(root), capture_output=True, text=True,
+        )
+        if done.returncode:
+            raise RuntimeError(f"nbgrader generate_assignment {assignment} failed:\n{done.stderr[-2000:]}")
+        fresh = Path(tmp) / assignment / f"{assignment}.ipynb"
+        return read(released) if released.is_file() else read(fresh)
 
 
 def _cells_current(gb, assignment: str, instructor) -> bool:

@@ -119,3 +119,33 @@ def test_a_sync_waits_for_the_course_folders_lock(tmp_path):
         assert not _assignments(course / "gradebook.db"), "the waiting process wrote the assignment while another held the lock"
         fcntl.flock(handle, fcntl.LOCK_UN)
     assert f"notebooks: ['{ASSIGNMENT}']" in _finish(proc)
+
+
+def test_a_current_gradebook_is_not_written_again_without_exercises(tmp_path):
+    """A course without exercises/ (as the service's tests and some instructors' folders have it):
+    the first sync writes the cells; a later one finds them current and makes the student's notebook
+    without touching the gradebook, so another process's first save is never pulled from under it
+    (generate_assignment on a gradebook without submissions removes and adds the notebook)."""
+    from nbgrader.api import Gradebook
+
+    from autograder.notebooks.coursedir import course_directory, read, source_path
+    from autograder.term.gradebook import sync_gradebook
+
+    course = _course(tmp_path)
+    assert not (course / "exercises").exists()
+    coursedir = course_directory(course)
+    instructor = read(source_path(ASSIGNMENT, course))
+    said: list[str] = []
+    gb = Gradebook(coursedir.db_url, coursedir.course_id)
+    try:
+        first = sync_gradebook(gb, ASSIGNMENT, course, instructor, log=said.append)
+        before = gb.find_notebook(ASSIGNMENT, ASSIGNMENT).id
+        gb.db.commit()
+        mtime = os.stat(course / "gradebook.db").st_mtime_ns
+        again = sync_gradebook(gb, ASSIGNMENT, course, instructor, log=said.append)
+        assert gb.find_notebook(ASSIGNMENT, ASSIGNMENT).id == before
+    finally:
+        gb.close()
+    assert os.stat(course / "gradebook.db").st_mtime_ns == mtime, "the second sync wrote the gradebook"
+    assert len(said) == 1 and "generate_assignment" in said[0], said
+    assert again.cells and [c.source for c in again.cells] == [c.source for c in first.cells]
