@@ -9,7 +9,7 @@ each run of ``NOISE`` such characters. What the released notebook already holds 
 cells (signatures, docstrings, ``raise NotImplementedError()``) never counts as shared: the lines a
 cell keeps as released are commented out before fingerprinting (:func:`mask_released`), and
 copydetect's boilerplate option drops every fingerprint of the released code from the rest (a
-signature whose arguments the student renamed, a stub moved elsewhere).
+stub pasted twice, or moved elsewhere).
 
 A pair's similarity is the larger of the two shares: the part of one submission's fingerprinted
 code that the other one holds too. Pairs at or above the threshold are flagged, in
