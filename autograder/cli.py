@@ -1,5 +1,5 @@
 """Command line: ``python -m autograder {release,check,grade,feedback,gradebook,token,service}``, and
-the term's gradebook commands (``extension``, ...: ``termcli.py``)."""
+the term's commands (``extension``, ``export``, ``similarity``: ``termcli.py``)."""
 from __future__ import annotations
 
 import argparse
@@ -194,7 +194,7 @@ def main(argv=None) -> int:
     p.set_defaults(func=cmd_check)
 
     add_commands(sub)  # grade, feedback, gradebook
-    termcli.add_commands(sub)  # extension, students, export
+    termcli.add_commands(sub)  # extension, export, similarity
     from .service.cli import add_commands as service_commands
 
     service_commands(sub)  # token, service (the grading service)

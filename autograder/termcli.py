@@ -3,6 +3,7 @@
     extension STUDENT ASSIGNMENT --hours N | --until WHEN   an extension, its late penalty at once
     export ASSIGNMENT --lms canvas|moodle                  a gradebook-import CSV for the platform
     collect ASSIGNMENT ZIPFILE --lms canvas|moodle         submissions from the platform's download
+    similarity ASSIGNMENT [--threshold T]                  submissions whose answers share code, for a second look
 """
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ def add_commands(sub) -> None:
     p.add_argument("--course-root", default=str(COURSE_ROOT), help="course root (default: this repository)")
     p.set_defaults(func=cmd_export)
     add_collect(sub)
+    add_similarity(sub)
 
 
 def add_collect(sub) -> None:
@@ -69,6 +71,21 @@ def cmd_collect(args) -> int:
     return 0 if report.matched or not report.arrivals else 1
 
 
+def add_similarity(sub) -> None:
+    p = sub.add_parser("similarity", help="flag submissions of ASSIGNMENT whose answer cells share code, with each other or the reference answers",
+                       description="Compare the code answer cells of every two submissions (submitted/<student>/ASSIGNMENT/), "
+                                   "and of each with the reference answers, with copydetect (names normalised, comments "
+                                   "dropped, the released notebook's stubs subtracted); write the flagged pairs side by side "
+                                   "to reports/ASSIGNMENT-similarity.html and as a,b,similarity rows to "
+                                   "reports/ASSIGNMENT-similarity.csv. A score is a reason to look, never a grade.")
+    p.add_argument("assignment")
+    p.add_argument("--threshold", type=float, default=None,
+                   help="flag pairs at or above this similarity, the share of one submission's code the other holds too "
+                        "(0 to 1; default 0.5)")
+    p.add_argument("--course-root", default=str(COURSE_ROOT), help="course root (default: this repository)")
+    p.set_defaults(func=cmd_similarity)
+
+
 def cmd_extension(args) -> int:
     from .term.extension import ExtensionError, grant_extension
 
@@ -97,4 +114,26 @@ def cmd_export(args) -> int:
     if done.unmatched:
         print(f"  no email or ID number, so Moodle cannot match them: {', '.join(done.unmatched)} "
               "(add them: nbgrader db student import with email and lms_user_id columns)")
+    return 0
+
+
+def cmd_similarity(args) -> int:
+    from .grading.score import one_line
+    from .term.similarity import ADVICE, DEFAULT_THRESHOLD, SimilarityError, similarity_report, write_report
+
+    threshold = DEFAULT_THRESHOLD if args.threshold is None else args.threshold
+    try:
+        report = similarity_report(args.assignment, Path(args.course_root), threshold)
+    except SimilarityError as exc:
+        print(f"similarity: {exc}", file=sys.stderr)
+        return 2
+    written = write_report(report, Path(args.course_root) / "reports")
+    students = len(report.code) - 1
+    print(f"{args.assignment}: {students} submission(s) compared in {report.compared} pair(s); "
+          f"{len(report.flagged)} at or above similarity {threshold:.2f}")
+    print(report.table())
+    for student, why in report.not_compared:
+        print(f"  not compared: {one_line(student, 60)}: {one_line(why)}")
+    print(ADVICE)
+    print("report: " + ", ".join(str(p) for p in written))
     return 0

@@ -8,6 +8,7 @@ when JupyterHub runs the service, the hub's login (hub.py: its OAuth cookie name
     GET  /api/assignments                            the assignments, with the caller's hard deadline
     GET  /api/assignments/{assignment}/report        instructor: the class's latest results (JSON, or ?format=csv)
     GET  /api/assignments/{assignment}/chart.svg     instructor: failing students per property, as a bar chart
+    GET  /api/assignments/{assignment}/similarity.html  instructor: the report of ``python -m autograder similarity``
     GET  /  and  /instructor/{assignment}            the student's and the instructor's pages (no CDN)
 """
 from __future__ import annotations
@@ -23,6 +24,7 @@ from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartParser
 
 from ..notebooks.coursedir import assignments
+from ..term import similarity
 from . import pages, report, store
 from .uploads import Refused, hard_deadline, read_notebook
 from .uploads import store as store_upload
@@ -151,6 +153,7 @@ def _class_routes(app: FastAPI, settings: Settings) -> None:
     @app.get("/api/assignments/{assignment}/report")
     def class_report(assignment: str, format: str = "json", who: store.Caller = Depends(instructor)):
         data = report.build(settings.engine, known(settings, assignment))
+        data["similarity_report"] = similarity.report_path(settings.root, assignment).is_file()
         if format == "csv":
             return Response(report.as_csv(data), media_type="text/csv",
                             headers={"Content-Disposition": f'attachment; filename="{assignment}-report.csv"'})
@@ -159,6 +162,18 @@ def _class_routes(app: FastAPI, settings: Settings) -> None:
     @app.get("/api/assignments/{assignment}/chart.svg")
     def chart(assignment: str, who: store.Caller = Depends(instructor)):
         return Response(report.bar_chart(report.build(settings.engine, known(settings, assignment))), media_type="image/svg+xml")
+
+    @app.get("/api/assignments/{assignment}/similarity.html")
+    def similarity_report(assignment: str, who: store.Caller = Depends(instructor)):
+        """The file as ``similarity`` wrote it, read-only, as a download: student code is escaped in
+        it, and the policy below forbids any script even so."""
+        path = similarity.report_path(settings.root, known(settings, assignment))
+        if not path.is_file():
+            raise Refused(404, f"no similarity report for {assignment} yet: run python -m autograder similarity {assignment}")
+        return Response(path.read_bytes(), media_type="text/html; charset=utf-8",
+                        headers={"Content-Disposition": f'attachment; filename="{assignment}-similarity.html"',
+                                 "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; sandbox",
+                                 "X-Content-Type-Options": "nosniff"})
 
     @app.get("/instructor/{assignment}", response_class=HTMLResponse)
     def instructor_page(assignment: str):

@@ -35,7 +35,8 @@ def instructor_page(assignment: str, base: str = "/", login: str = "") -> str:
 <body data-assignment="{a}" data-base="{escape(base)}" data-login="{escape(login)}">
 <h1>{a}: the class</h1>
 <p><label>Instructor token: <input id="token" type="password" size="50" autocomplete="off"></label>
-<button id="save-token">Use this token</button> <a id="csv" href="#">report as CSV</a></p>
+<button id="save-token">Use this token</button> <a id="csv" href="#">report as CSV</a>
+<a id="similarity" href="#" hidden>similar submissions (a reason to look, never a grade)</a></p>
 <p id="progress" role="status"></p>
 <div id="chart"></div>
 <h2>Properties the class fails</h2><div id="properties"></div>
@@ -111,6 +112,9 @@ async function loadReport(a) {
   $("missing").textContent = d.not_submitted.join(", ") || "everyone has submitted";
   $("csv").onclick = async (ev) => { ev.preventDefault(); const c = await api("/api/assignments/" + encodeURIComponent(a) + "/report?format=csv");
     const link = el("a"); link.href = URL.createObjectURL(await c.blob()); link.download = a + "-report.csv"; link.click(); };
+  $("similarity").hidden = !d.similarity_report;  // once `python -m autograder similarity` has written it
+  $("similarity").onclick = async (ev) => { ev.preventDefault(); const c = await api("/api/assignments/" + encodeURIComponent(a) + "/similarity.html");
+    if (!c.ok) { return; } const link = el("a"); link.href = URL.createObjectURL(await c.blob()); link.download = a + "-similarity.html"; link.click(); };
   setTimeout(() => loadReport(a), 3000);
 }
 document.addEventListener("DOMContentLoaded", () => {

@@ -1,5 +1,6 @@
 """The instructor's term: what happens around grading and to its results, which no submission
-passes through (nbgrader's gradebook, feedback, formgrader, late days, extensions, LMS export).
+passes through (nbgrader's gradebook, feedback, formgrader, late days, extensions, LMS export,
+similar submissions).
 May import ``autograder.grading``, ``autograder.notebooks`` and ``autograder.isolation`` (its interface);
 never ``selfcheck``, ``classgrade``, the service or the command line.
 
@@ -11,4 +12,5 @@ never ``selfcheck``, ``classgrade``, the service or the command line.
     extension.py   an extension for one student, its late penalty recomputed at once (``extension``)
     lms.py         final scores as a Canvas or Moodle gradebook-import CSV (``export --lms``)
     migrate.py     the gradebook moved to another database (``migrate-gradebook``)
+    similarity.py  submissions whose answer cells share code, with each other or the reference (``similarity``)
 """
