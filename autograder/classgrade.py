@@ -189,6 +189,7 @@ class GradingRun:
             return False
         res = self.results[student]
         res.status, res.failures, res.notes, res.kept = last["status"], [tuple(f) for f in last["failures"]], last["notes"], last["graded"]
+        res.untested = last["untested"]
         return True
 
     def _fingerprint(self, student: str) -> str | None:
@@ -251,6 +252,7 @@ class GradingRun:
         res.status = status_of(self.outcomes[job.student])
         res.seconds += result.seconds
         res.notes += result.notes
+        res.add_untested(result.untested)
         if result.ran and result.problem:
             res.notes.append(result.problem)
         if result.problem_kind is Kind.STARTUP:
@@ -310,9 +312,12 @@ def _unchanged(gb, marker: Path, assignment: str, student: str, print_now: str) 
     if not isinstance(last, dict) or last.get("fingerprint") != print_now:
         return None
     failures, notes = last.get("failures"), last.get("notes")
+    last.setdefault("untested", {})  # (a marker written before the device clauses were kept apart from the notes)
+    untested = last["untested"]
     if not (isinstance(last.get("status"), str) and isinstance(last.get("graded"), str) and isinstance(notes, list)
             and all(isinstance(n, str) for n in notes) and isinstance(failures, list)
-            and all(isinstance(f, list) and len(f) == 2 and all(isinstance(x, str) for x in f) for f in failures)):
+            and all(isinstance(f, list) and len(f) == 2 and all(isinstance(x, str) for x in f) for f in failures)
+            and isinstance(untested, dict) and all(isinstance(v, str) for v in untested.values())):
         return None
     try:
         gb.find_submission(assignment, student)
@@ -325,7 +330,8 @@ def _remember(marker: Path, print_now: str, result: StudentResult) -> None:
     if marker.parent.is_dir():
         graded = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
         marker.write_text(json.dumps({"fingerprint": print_now, "graded": graded, "status": result.status,
-                                      "failures": result.failures, "notes": result.notes}), encoding="utf-8")
+                                      "failures": result.failures, "notes": result.notes, "untested": result.untested}),
+                         encoding="utf-8")
 
 
 def grading_context(instructor, limits: Limits, coursedir) -> str:

@@ -22,6 +22,7 @@ import tempfile
 from dataclasses import dataclass, fields
 from pathlib import Path
 
+from .checking import untested_note
 from .isolation import Limits, SandboxUnavailable, sandbox_problem
 from .notebooks.coursedir import COURSE_ROOT, assignments, course_directory, read, release_path, source_path
 from .grading.execute import NotebookRunner
@@ -118,7 +119,8 @@ def check_notebook(path: Path, assignment: str, limits: Limits | None = None, un
         modules, file_notes = copy_for_kernel(Path(path).parent, os_tmp, source.parent, limits, coursedir)  # as `grade` copies it
         result = NotebookRunner(limits, unsafe=unsafe, device=device).run(merged, os_tmp, modules)
     report = score_executed(result.executed(), assignment)
-    report.notes.extend(notes + file_notes + result.notes + ([result.problem] if result.problem else []))
+    report.notes.extend(notes + file_notes + result.notes + ([untested_note(result.untested)] if result.untested else [])
+                        + ([result.problem] if result.problem else []))
     return report
 
 

@@ -12,6 +12,7 @@ and ``course``; never the term (``autograder.term``) or the commands above it.
     outcome.py         one notebook's result (``RunResult``, verdicts with a ``Kind``) and a student's status from kinds
     score.py           points per cell, with a reason for each lost point (one notebook, a class)
     summary.py         the class summary of a grade report (reports/<id>-summary.md)
+    safe_text.py       student text made safe for a terminal line, a spreadsheet's cell (every CSV) and Markdown
 
 ``autograder.selfcheck`` (one notebook) and ``autograder.classgrade`` (a class) run them.
 """

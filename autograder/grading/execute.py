@@ -13,6 +13,12 @@ verdict also has a ``Kind`` (``outcome.py``), which the class's statuses are mad
 the kernel sends back is cleaned and capped before it is stored (``OutputCaps``): only text
 and PNG/JPEG images are kept (no HTML or scripts that formgrader would render in the
 instructor's browser).
+
+A test cell that fails because a name is not defined, where an earlier answer cell that would
+have defined it did not compile, is blamed on that cell (``_Run.blame_uncompiled``): its error is
+the answer cell's ``SyntaxError`` (or ``IndentationError``) with the cell and the line, which
+every reader of results then shows (``check``, ``grade``'s table and reports, feedback, the
+grading service), not the ``NameError`` the test cell met as a consequence.
 """
 from __future__ import annotations
 
@@ -26,7 +32,7 @@ from pathlib import Path
 
 import nbformat
 
-from ..checking import CheckFailure, get_check, untested_note
+from ..checking import CheckFailure, get_check
 from ..isolation import KernelError, KernelTimeout, Limits, make_kernel
 from ..notebooks.cells import is_protected, is_test_cell, nbgrader_meta, split_test_cell
 from .decide import Session, run_remote_check
@@ -34,6 +40,10 @@ from .outcome import Kind, RunResult, Verdict
 from .scan import StudentSource, importable_modules
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+_COMPILE_ERRORS = ("SyntaxError", "IndentationError", "TabError")
+_UNDEFINED = re.compile(r"name '(\w+)' is not defined|`(\w+)` is not defined")  # a NameError; a hidden check's "not defined"
+_DEFINES = re.compile(r"^(?:async\s+def|def|class)\s+(\w+)|^(\w+)\s*(?::[^=\n]*)?=(?!=)", re.M)  # top-level names, read without compiling
+_SYNTAX_WHERE = re.compile(r"\s*\(([^()]*), line (\d+)\)\s*$")
 KEEP_MIME = ("text/plain", "image/png", "image/jpeg")
 # what a KernelError's kind means for the cell and the run
 _KERNEL_KINDS = {"timeout": Kind.TIMEOUT, "memory": Kind.MEMORY, "limit": Kind.LIMIT, "crash": Kind.CRASH,
@@ -121,8 +131,7 @@ class NotebookRunner:
         result = run.result
         result.notebook = nbformat.writes(nb)
         result.notes.extend(run.budget.notes)
-        if untested_note(run.untested):
-            result.notes.append(untested_note(run.untested))
+        result.untested = dict(run.untested)
         result.seconds = time.monotonic() - start
         return result
 
@@ -136,6 +145,7 @@ class _Run:
         self.result = RunResult()
         self.untested: dict[str, str] = {}  # device clauses no GPU here could test (Context.untested)
         self.stopped = ""  # why no further cell runs
+        self.uncompiled: list[tuple[str, dict, set[str]]] = []  # answer cells that did not compile: (which, error, names they define)
 
     def start(self) -> None:
         try:
@@ -171,10 +181,37 @@ class _Run:
             self._stop(exc.reason, _KERNEL_KINDS.get(exc.kind, Kind.CRASH))
             error, kind = {"ename": "KernelDied", "evalue": exc.reason, "traceback": [f"KernelDied: {exc.reason}"]}, self.result.problem_kind
         step.cell.outputs = self.budget.clean(list(self.session.outputs), allow_result=step.checks is None)
+        if error is not None and step.checks is None and error["ename"] in _COMPILE_ERRORS:
+            which = f"cell {step.grade_id}" if step.grade_id else f"code cell {number}"
+            self.uncompiled.append((which, error, {a or b for a, b in _DEFINES.findall(step.code)}))
+        elif error is not None and step.checks is not None:
+            blamed = self.blame_uncompiled(error, step.code)
+            error, kind = (blamed, Kind.ERROR) if blamed is not error else (error, kind)
         if error is not None:
             step.cell.outputs.append(_error_output(error["ename"], error["evalue"], error["traceback"]))
         if step.checks is not None:
             self.result.verdicts[step.grade_id] = Verdict(step.grade_id, kind, "" if error is None else _reason(error))
+
+    def blame_uncompiled(self, error: dict, code: str) -> dict:
+        """A test cell's error, or, when it says a name is not defined that an earlier answer cell which
+        did not compile would have defined, that cell's compile error with where it is. A test cell
+        that caught the NameError and says so (``must raise ValueError, not NameError``) is blamed
+        on the broken cell whose names its code uses."""
+        text = error.get("evalue", "")
+        found = _UNDEFINED.search(text)
+        for which, syntax, names in reversed(self.uncompiled):
+            name = found and (found.group(1) or found.group(2))
+            if not found and "NameError" in text:
+                name = next((n for n in sorted(names) if re.search(rf"\b{re.escape(n)}\b", code)), None)
+            if name in names:
+                where = _SYNTAX_WHERE.search(syntax["evalue"])
+                what = (syntax["evalue"][: where.start()] if where else syntax["evalue"]).strip() or "invalid syntax"
+                if what == "incomplete input":  # IPython's word for a cell that ends inside a statement
+                    what += ": a bracket, a string or a block is left open"
+                line = f", line {where.group(2)}" if where else ""
+                evalue = f"in {which}{line}: {what} (the cell did not run, so `{name}` is not defined here: fix it and run it again)"
+                return {"ename": syntax["ename"], "evalue": evalue, "traceback": [f"{syntax['ename']}: {evalue}"] + error["traceback"]}
+        return error
 
     def _execute(self, step: _Step) -> tuple[dict | None, Kind]:
         """The visible code in the kernel, then (when its asserts passed) the hidden checks here."""

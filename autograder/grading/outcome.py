@@ -66,6 +66,9 @@ class RunResult:
     problem: str = ""  # why the run failed as a whole (the kernel died, the notebook timed out...)
     problem_kind: Kind | None = None
     seconds: float = 0.0
+    # check name -> "stand-in" | "inconclusive": device clauses no GPU here could test (Context.untested),
+    # data rather than a note, so that a class report can say what holds for the whole run once
+    untested: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def not_run(cls, kind: Kind, reason: str, notes: list[str] | None = None) -> "RunResult":

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ..notebooks.cells import graded_cells, is_autograded, nbgrader_meta
 from ..notebooks.coursedir import COURSE_ROOT, read, source_path
+from .safe_text import csv_safe, md_text, one_line
 from .summary import class_summary
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -131,6 +132,13 @@ def grade_in_process(assignment: str, namespace: dict, root: Path = COURSE_ROOT,
 
 
 # --------------------------------------------------------------------------- a class
+def _device_note(untested: dict[str, str]) -> str:
+    """``checking.untested_note``, imported when there is a clause to name (it brings PyTorch)."""
+    from ..checking import untested_note
+
+    return untested_note(untested)
+
+
 @dataclass
 class StudentResult:
     student: str
@@ -141,7 +149,7 @@ class StudentResult:
     failures: list[tuple[str, str]] = field(default_factory=list)  # (grade id, reason)
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
-    cells: dict[str, tuple[float | None, float]] = field(default_factory=dict)  # grade id -> (score, max)
+    cells: dict[str, tuple[float | None, float]] = field(default_factory=dict)  # grade id -> (score or None: to grade by hand, max)
     manual_score: float = 0.0  # points of written answers graded by hand (from the gradebook)
     manual_graded_max: float = 0.0  # ... out of
     timestamp: str = ""  # submission time (timestamp.txt), as the gradebook holds it
@@ -150,6 +158,7 @@ class StudentResult:
     penalty: float = 0.0  # late penalty nbgrader assigned (points)
     manual_review: float = 0.0  # ... of which graded before the submission changed (formgrader: needs review)
     kept: str = ""  # not regraded: the submission is unchanged since this grading time
+    untested: dict[str, str] = field(default_factory=dict)  # device clauses no GPU here could test (RunResult.untested)
 
     @property
     def total(self) -> float:
@@ -173,6 +182,24 @@ class StudentResult:
 
     def why(self) -> str:
         return "; ".join(f"{gid}: {one_line(reason)}" for gid, reason in self.failures) or "-"
+
+    def add_untested(self, untested: dict[str, str]) -> None:
+        """One notebook's device clauses no GPU here tested (``RunResult.untested``): a clause that
+        one notebook's code kept from being probed stays "inconclusive"."""
+        for check, why in untested.items():
+            if self.untested.get(check) != "inconclusive":
+                self.untested[check] = why
+
+    def own_notes(self) -> list[str]:
+        """The notes about this student's submission alone: the run's own (a device clause that only
+        the ``meta`` stand-in tested, as for everyone graded here) go once per report instead
+        (``ClassReport.run_notes``); a clause this student's code kept from being probed stays."""
+        probed = {check: why for check, why in self.untested.items() if why != "stand-in"}
+        return self.notes + ([_device_note(probed)] if probed else [])
+
+    def all_notes(self) -> list[str]:
+        """Every note of this student's result, the run's included (a result read on its own: the service's)."""
+        return self.notes + ([_device_note(self.untested)] if self.untested else [])
 
 
 @dataclass
@@ -198,8 +225,10 @@ class ClassReport:
         lines = [f"{'student':<{width}}  {'score':>{swidth}}  {'late':<{lwidth}}  {'status':<16}  why points were lost"]
         for s, score, late in zip(self.everyone, scores, lates):
             lines.append(f"{one_line(s.student):<{width}}  {score:>{swidth}}  {late:<{lwidth}}  {s.status:<16}  {s.why()}")
-            for note in s.notes + ([f"unchanged since it was graded at {s.kept}: kept, not regraded (--force regrades)"] if s.kept else []):
+            for note in s.own_notes() + ([f"unchanged since it was graded at {s.kept}: kept, not regraded (--force regrades)"] if s.kept else []):
                 lines.append(f"{'':<{width}}  {'':>{swidth}}  {'':<{lwidth}}  {'':<16}  note: {one_line(note)}")
+        for note in self.run_notes():
+            lines.append(f"note: {one_line(note, 2000)}")
         for w in self.warnings:
             lines.append(f"warning: {w}")
         if self.refused:
@@ -225,8 +254,14 @@ class ClassReport:
             "written_score": f"{s.manual_score:g}", "written_graded_max": f"{s.manual_graded_max:g}", "written_to_grade": f"{s.manual_max:g}",
             "submitted": s.timestamp, "due": s.duedate, "seconds_late": f"{s.seconds_late:g}", "late_penalty": f"{s.penalty:g}",
             "total": f"{s.total:g}", "why_points_were_lost": s.why() if s.failures else "",
-            "notes": " | ".join(one_line(n) for n in s.notes + ([f"unchanged since {s.kept}, not regraded"] if s.kept else [])),
+            "notes": " | ".join(one_line(n) for n in s.own_notes() + ([f"unchanged since {s.kept}, not regraded"] if s.kept else [])),
         } for s in self.everyone]
+
+    def run_notes(self) -> list[str]:
+        """Notes about the whole run, written once per report (not on every row): the device
+        clauses that only PyTorch's ``meta`` device, standing in for the GPU this grader lacks, tested."""
+        stand_in = {check: why for s in self.students for check, why in s.untested.items() if why == "stand-in"}
+        return [_device_note(stand_in)] if stand_in else []
 
     def write(self, folder: Path) -> list[Path]:
         """``folder``/<assignment>.csv (one row per student, non-submitters included), .md (the table,
@@ -239,43 +274,22 @@ class ClassReport:
             writer = csv.DictWriter(fh, fieldnames=self.COLUMNS)
             writer.writeheader()
             for row in self.rows():
-                writer.writerow({k: _csv_safe(v) for k, v in row.items()})
+                writer.writerow({k: csv_safe(v) for k, v in row.items()})
         md = [f"# {self.assignment}: grade report", "",
               "| student | score | late | status | why points were lost | notes |", "| --- | --- | --- | --- | --- | --- |"]
         for s, row in zip(self.everyone, self.rows()):
-            md.append("| " + " | ".join(_md_cell(v) for v in (s.student, s.score_text(), s.late_text(), s.status, row["why_points_were_lost"], row["notes"])) + " |")
+            md.append("| " + " | ".join(md_text(v) for v in (s.student, s.score_text(), s.late_text(), s.status, row["why_points_were_lost"], row["notes"])) + " |")
         md.append("")
         md.append("Score: automatic points, then written answers graded by hand (+a/b) and still to grade in formgrader (+N to grade).")
+        md += [line for note in self.run_notes() for line in ("", f"Note: {md_text(note, 2000)}")]
         if self.refused:
             md += ["", "**Refused** (folders under `submitted/` that are no student of the gradebook; not graded): "
-                   + ", ".join(_md_cell(r) for r in self.refused)]
+                   + ", ".join(md_text(r) for r in self.refused)]
         for w in self.warnings:
-            md += ["", f"Warning: {_md_cell(w)}"]
+            md += ["", f"Warning: {md_text(w)}"]
         for e in self.grader_errors:
-            md += ["", f"GRADER ERROR: {_md_cell(e)}"]
+            md += ["", f"GRADER ERROR: {md_text(e)}"]
         md_path.write_text("\n".join(md) + "\n", encoding="utf-8")
         summary_path = folder / f"{self.assignment}-summary.md"
         summary_path.write_text("\n".join(class_summary(self.assignment, self.students, self.absent)), encoding="utf-8")
         return [csv_path, md_path, summary_path]
-
-
-def _csv_safe(value: str) -> str:
-    """No formula injection when the CSV is opened in a spreadsheet (student-controlled text)."""
-    value = one_line(value, 2000)
-    return "'" + value if value[:1] in ("=", "+", "-", "@") and not _NUMBER.fullmatch(value) else value
-
-
-_NUMBER = re.compile(r"[-+]?\d+(\.\d+)?(e[-+]?\d+)?")
-
-
-def _md_cell(value: str) -> str:
-    import html
-
-    return html.escape(one_line(value, 500)).replace("|", "\\|")
-
-
-def one_line(text: str, limit: int = 300) -> str:
-    """A student-controlled string made safe for one line of the instructor's terminal."""
-    text = re.sub(r"\x1b\[[0-9;?]*[ -/]*[@-~]", "", str(text))
-    text = "".join(ch if ch.isprintable() else " " for ch in text.encode("utf-8", "replace").decode("utf-8"))
-    return text if len(text) <= limit else text[:limit] + "..."

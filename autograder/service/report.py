@@ -9,6 +9,7 @@ import io
 import json
 from html import escape
 
+from ..grading.safe_text import csv_safe
 from . import classlist, store
 
 
@@ -38,13 +39,15 @@ def build(engine, assignment: str) -> dict:
 
 
 def as_csv(data: dict) -> str:
+    """The report as CSV, every cell neutralised for spreadsheets (``safe_text.csv_safe``: students'
+    ids and the problems' messages are theirs to choose)."""
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(["student", "submission", "status", "score", "max_score", "failed properties", "problem"])
-    for s in data["students"]:
-        writer.writerow([s["student"], s["submission"], s["status"], s["score"], s["max_score"], " ".join(s["failed"]), s["problem"]])
-    for student in data["not_submitted"]:
-        writer.writerow([student, "", "not submitted", "", "", "", ""])
+    rows = [[s["student"], s["submission"], s["status"], s["score"], s["max_score"], " ".join(s["failed"]), s["problem"]] for s in data["students"]]
+    rows += [[student, "", "not submitted", "", "", "", ""] for student in data["not_submitted"]]
+    for row in rows:
+        writer.writerow([csv_safe(v) for v in row])
     return out.getvalue()
 
 

@@ -123,8 +123,8 @@ def result_of(res, pending: set[str] = frozenset()) -> tuple[str, dict]:
     outcome = {"score": res.score, "max_score": res.max_score, "questions": questions}
     problems = [f"{where}: {why}" for where, reasons in failed.items() for why in reasons]  # notebook-wide (did not run)
     if res.status != "ok":
-        outcome["problem"] = "; ".join([res.status] + problems + res.notes)
+        outcome["problem"] = "; ".join([res.status] + problems + res.all_notes())
         return "failed", outcome
-    if res.notes:
-        outcome["notes"] = res.notes
+    if res.all_notes():
+        outcome["notes"] = res.all_notes()
     return "graded", outcome

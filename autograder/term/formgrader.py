@@ -15,16 +15,26 @@
   the refusal as a Python traceback, which formgrader would show in its "Error" box: the
   server extension here (:class:`PlainRefusal`, enabled by ``jupyter_server_config.py``)
   replaces that traceback with the refusal's own words.
+* **The manual-grading page** of a submission shows, under each written answer, the model
+  answer of that question from the instructor's notebook in ``solutions/``
+  (:class:`ModelAnswers`, added to formgrader's own page exporter by the same extension). The
+  rubric is already in the locked question cell above the answer; the model answer reaches the
+  grader only: neither the stored notebook nor the feedback pages carry it.
 """
 from __future__ import annotations
 
 import json
+import os
 from urllib.parse import urlsplit
 
+import nbformat
 from nbconvert.exporters import NotebookExporter
 from nbconvert.preprocessors import Preprocessor
 from tornado.web import OutputTransform
 from traitlets import Bool
+
+from ..notebooks.cells import Role, cell_role, nbgrader_meta
+from ..notebooks.coursedir import read
 
 REFUSAL = (
     "Autograde from formgrader is turned off in this course: it would run the student's code "
@@ -92,6 +102,62 @@ class PlainRefusal(OutputTransform):
         return status_code, headers, chunk
 
 
+MODEL_ANSWER_LABEL = "Model answer, for graders (from solutions/; not in the student's notebook or feedback):"
+
+
+class ModelAnswers(Preprocessor):
+    """Formgrader's submission page: each written answer followed by the model answer of the same
+    question (its ``grade_id``) from the instructor's notebook. Reads ``resources`` as nbgrader's
+    submission page sets them (``assignment_id``, ``notebook_id``); any other export is untouched."""
+
+    def __init__(self, coursedir, **kwargs):
+        super().__init__(**kwargs)
+        self.coursedir = coursedir
+
+    def preprocess(self, nb, resources):
+        assignment, notebook = (resources or {}).get("assignment_id"), (resources or {}).get("notebook_id")
+        if not (isinstance(assignment, str) and isinstance(notebook, str)):
+            return nb, resources
+        path = os.path.join(self.coursedir.format_path(self.coursedir.source_directory, ".", assignment), f"{notebook}.ipynb")
+        try:
+            models = {nbgrader_meta(c)["grade_id"]: c.source for c in read(path).cells if _written(c)}
+        except (OSError, ValueError, KeyError):
+            return nb, resources
+        cells = []
+        for cell in nb.cells:
+            cells.append(cell)
+            gid = nbgrader_meta(cell).get("grade_id") if _written(cell) else None
+            if gid in models:
+                cells.append(nbformat.v4.new_markdown_cell(f"*{MODEL_ANSWER_LABEL}*\n\n{models[gid]}",
+                                                           metadata={"autograder": {"model_answer": gid}}))
+        nb.cells = cells
+        return nb, resources
+
+
+def _written(cell) -> bool:
+    """A written answer: a markdown cell graded by hand."""
+    return cell.cell_type == "markdown" and cell_role(cell) is Role.MANUAL
+
+
+def show_model_answers(serverapp) -> None:
+    """Formgrader's page exporter gets :class:`ModelAnswers` (once formgrader has made it)."""
+    from tornado.ioloop import IOLoop
+
+    settings = serverapp.web_app.settings
+
+    def register():
+        exporter, app = settings.get("nbgrader_exporter"), settings.get("nbgrader_formgrader")
+        if exporter is None or app is None:
+            serverapp.log.warning("autograder: nbgrader's formgrader is not loaded; no model answers on its pages")
+            return
+        exporter.register_preprocessor(ModelAnswers(app.coursedir), enabled=True)
+
+    if "nbgrader_exporter" in settings:
+        register()
+    else:
+        IOLoop.current().add_callback(register)
+
+
 def _jupyter_server_extension_points():
     return [{"module": "autograder.term.formgrader"}]
 
@@ -101,3 +167,4 @@ def _load_jupyter_server_extension(serverapp):
 
     serverapp.web_app.transforms.insert(0, PlainRefusal)
     serve(serverapp)  # formgrader's pages typeset math with MathJax from this server (no CDN)
+    show_model_answers(serverapp)

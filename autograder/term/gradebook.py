@@ -195,11 +195,13 @@ def read_scores(gb, assignment: str, student: str, result: StudentResult) -> Non
         result.penalty += float(notebook.late_submission_penalty or 0.0)
         for grade in notebook.grades:
             max_points = float(grade.max_score)
-            result.cells[grade.name] = (None if grade.score is None else float(grade.score), max_points)
+            to_grade = grade.cell_type != "code" and grade.manual_score is None and grade.needs_manual_grade
+            # nbgrader's Grade.score is 0 for an answer nobody has graded yet: None here, "to grade", not lost points
+            result.cells[grade.name] = (None if to_grade or grade.score is None else float(grade.score), max_points)
             if grade.cell_type == "code":  # a test cell (an override in formgrader counts)
                 result.max_score += max_points
                 result.score += float(grade.score)
-            elif grade.manual_score is None and grade.needs_manual_grade:  # a written answer nobody has graded yet
+            elif to_grade:  # a written answer nobody has graded yet
                 result.manual_max += max_points
             else:  # a written answer graded by hand (or unanswered: 0)
                 result.manual_graded_max += max_points

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..notebooks.coursedir import course_directory
-from ..grading.score import _csv_safe
+from ..grading.safe_text import csv_safe
 
 LMS = ("canvas", "moodle")
 
@@ -92,7 +92,7 @@ def export_for_lms(root: Path, assignment: str, lms: str, out: Path | None = Non
                     row = [first, last, lms_id, email, _points(score)]
                     if not (lms_id or email):
                         result.unmatched.append(student.id)
-                writer.writerow([_csv_safe(v) for v in row])
+                writer.writerow([csv_safe(v) for v in row])
                 if waiting:
                     result.to_grade.append(student.id)
                 if not submitted:

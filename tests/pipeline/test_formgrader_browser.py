@@ -13,6 +13,9 @@ Under the same policy formgrader's own buttons keep working: "Add new assignment
 inline onClick of formgrader's template) opens its dialog and saves, and the refused Autograde
 button shows the refusal and the command to run, not a Python traceback.
 
+Formgrader's page shows each written answer's model answer (from solutions/) under the student's
+answer, and the graded notebook (what feedback is made from) does not carry it.
+
 Math is typeset with no network (the browser's is cut): formgrader's submission page loads
 MathJax from the Jupyter server under the policy, and a feedback page opened as a file
 carries its MathJax inside (``autograder/term/mathjax.py``).
@@ -244,6 +247,28 @@ def test_formgrader_works_and_student_links_are_inert(course, server, browser):
     )
     assert click_and_watch(browser, injected) is None, "the policy let a javascript: link run in formgrader"
     assert any("javascript" in m.lower() for m in _csp_refusals(browser)), "the browser did not report refusing the link"
+
+
+def test_formgrader_shows_the_model_answer_under_the_written_answer(course, server, browser):
+    """While grading a written answer, the grader reads that question's model answer (from the
+    instructor's notebook in solutions/) right under the student's answer, below the rubric of the
+    question cell; the graded notebook, which the feedback is made from, does not carry it."""
+    from selenium.webdriver.common.by import By
+
+    from autograder.term.formgrader import MODEL_ANSWER_LABEL
+
+    model = "Skip-gram trains the row of"  # the first words of written_window's model answer in solutions/
+    solution = nbformat.read(str(ROOT / "solutions" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"), as_version=4)
+    assert any(model in c.source for c in solution.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "written_window")
+    browser.get(f"{server['url']}formgrader?token={server['token']}")
+    assert wait_for(browser, "document.readyState === 'complete'", timeout=60)
+    browser.get(f"{server['url']}formgrader/submissions/{_submission_id(course)}/")
+    assert wait_for(browser, "window.formgrader !== undefined && formgrader.loaded === true", timeout=90)
+    text = browser.find_element(By.ID, "notebook-container").text
+    assert MODEL_ANSWER_LABEL.rstrip(":") in text and model in text, text[-3000:]
+    assert text.index("Rubric") < text.index("are here, with") < text.index(MODEL_ANSWER_LABEL.rstrip(":")) < text.index(model), text[-3000:]
+    graded = (course / "autograded" / STUDENT / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_text(encoding="utf-8")
+    assert model not in graded and "Model answer, for graders" not in graded, "the model answer reached the student's graded notebook"
 
 
 def test_the_watcher_sees_a_live_link(course, server, browser):

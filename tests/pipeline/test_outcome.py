@@ -125,3 +125,35 @@ def test_statuses_do_not_depend_on_message_text(reworded_class):
     assert statuses == {"honest": "ok", "sleeper": "timeout", "tamper": "tampering", "missing": "missing"}, statuses
     assert any(LURE in reason for _, reason in reworded_class["sleeper"].failures), "the messages were not reworded"
     assert reworded_class["honest"].score == reworded_class["honest"].max_score > 0
+
+
+BROKEN = "def one_hot(ids, vocab_size):\n    return torch.zeros(ids.shape[0] vocab_size)\n"  # a comma missing, line 2
+
+
+def test_an_answer_cell_that_does_not_compile_is_blamed_with_its_line(tmp_path):
+    """The test cells that then miss `one_hot` report the answer cell's SyntaxError with the cell and
+    the line, not the NameError they met: in the verdict (what `grade`'s table and reports and the
+    grading service read) and in the test cell's error output (what `check`'s table and the
+    feedback page read); a test cell about another answer is untouched."""
+    assert sandbox_problem() is None, sandbox_problem()
+    from autograder.grading.execute import NotebookRunner
+    from autograder.grading.score import score_executed
+    from autograder.notebooks.coursedir import read, release_path, source_path
+    from autograder.notebooks.sanitize import restore_instructor_cells
+    from autograder.term.feedback import strip_hidden_tests
+
+    student = _set_answer(perfect_submission(ASSIGNMENT, ROOT), "one_hot", BROKEN)
+    merged, _ = restore_instructor_cells(student, read(source_path(ASSIGNMENT, ROOT)), read(release_path(ASSIGNMENT, ROOT)))
+    tmp_path.chmod(0o755)
+    result = NotebookRunner(Limits(cell_timeout=20)).run(merged, tmp_path)
+    blamed = ("SyntaxError: in cell one_hot, line 2: invalid syntax. Perhaps you forgot a comma? "
+              "(the cell did not run, so `one_hot` is not defined here")
+    for gid in ("test_one_hot_values", "test_one_hot_errors"):
+        assert result.verdicts[gid].reason.startswith(blamed) and result.verdicts[gid].kind is Kind.ERROR, result.verdicts[gid]
+    assert result.verdicts["test_build_vocab_values"].passed, result.verdicts["test_build_vocab_values"]
+    checked = {c.grade_id: c.reason for c in score_executed(result.executed(), ASSIGNMENT).cells}
+    assert checked["test_one_hot_values"].startswith(blamed), checked
+    page = strip_hidden_tests(result.executed())
+    shown = next(out for c in page.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "test_one_hot_values"
+                 for out in c.outputs if out.output_type == "error")
+    assert shown.ename == "SyntaxError" and "in cell one_hot, line 2" in shown.evalue and "NameError" in "".join(shown.traceback), shown
