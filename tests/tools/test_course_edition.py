@@ -7,6 +7,7 @@ pages' downloads or the search index."""
 from __future__ import annotations
 
 import html
+import importlib.util
 import json
 import os
 import re
@@ -305,3 +306,84 @@ def test_the_scan_finds_a_planted_leak(edition, tmp_path):
     assert any(l.startswith("page.html: a line of") for l in leaks), leaks
     assert any(l.startswith("nb.ipynb: a line of course/checks/") for l in leaks), leaks
     assert any(l.startswith("x.md: 'BEGIN HIDDEN TESTS'") for l in leaks), leaks
+
+
+# --------------------------------------------------------------------------- any repository host
+def coursebook():
+    """book/_ext/coursebook.py (a Sphinx extension of the book, not a package)."""
+    spec = importlib.util.spec_from_file_location("coursebook_under_test", ROOT / "book" / "_ext" / "coursebook.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+LAUNCH = {"binderhub_url": "https://mybinder.org", "colab_url": "https://colab.research.google.com", "jupyterhub_url": "https://hub.example.edu"}
+
+
+@pytest.mark.parametrize("url, provider, launches", [
+    ("https://github.com/you/class", "github", {"binderhub_url", "colab_url", "jupyterhub_url"}),
+    ("https://gitlab.com/you/class", "gitlab", {"binderhub_url", "jupyterhub_url"}),
+    ("https://gitlab.example.edu/teaching/ml/class", "gitlab", {"binderhub_url", "jupyterhub_url"}),
+    ("https://bitbucket.org/you/class", "bitbucket", {"binderhub_url", "jupyterhub_url"}),
+    ("https://example.org/our-class", None, set()),
+    ("https://git.example.org/you/class", None, set()),
+    ("https://gitlab.example.org/class", None, set()),  # no owner/name path: the theme's links would be wrong
+])
+def test_the_theme_gets_a_provider_or_no_repository_buttons(url, provider, launches):
+    """Where sphinx-book-theme knows the host, its provider is set (and Colab, GitHub only, is
+    dropped elsewhere: the theme warns on every page); on another host (a self-hosted Gitea) the
+    theme gets no repository, so no repository buttons and no launch buttons, which link to it."""
+    options = {"repository_url": url, "repository_branch": "main", "launch_buttons": {**LAUNCH, "thebe": False},
+               "use_repository_button": True, "use_issues_button": False}
+    out = coursebook().repository_theme_options(options)
+    assert out.get("repository_provider") == provider and ("repository_url" in out) == bool(provider)
+    assert {k for k, v in out["launch_buttons"].items() if v} == launches
+    assert out["use_repository_button"] is bool(provider) and options["launch_buttons"]["colab_url"], "the input is not changed"
+    assert not any(out.get(k) for k in ("use_source_button", "use_edit_page_button", "use_issues_button"))
+
+
+HOST_PAGE = """---
+jupytext:
+  text_representation:
+    extension: .md
+    format_name: myst
+kernelspec:
+  display_name: Python 3
+  language: python
+  name: python3
+---
+# Any host
+
+早上好
+
+```{code-cell} ipython3
+1 + 1
+```
+"""
+
+
+@pytest.mark.parametrize("url", ["https://example.org/our-class", "https://gitlab.example.edu/teaching/class"])
+def test_an_edition_for_a_repository_on_another_host_builds(url, tmp_path):
+    """The edition's `make book` on a repository URL the theme cannot place (a self-hosted Gitea)
+    or whose host has no Colab (GitLab) once stopped at "Provider not recognized" or at the Colab
+    warning. What decides it is _config.yml (the edition's is the root's, its URL as
+    configured_root sets it) and the book's extensions, so those build one notebook page here,
+    with warnings as errors: a cheap stand-in for the edition's whole build (the fixture above)."""
+    book = tmp_path / "book-src"
+    for name in ("_ext", "_static"):
+        shutil.copytree(ROOT / "book" / name, book / "book" / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy2(ROOT / "book" / "references.bib", book / "book" / "references.bib")
+    (book / "book" / "01-any-host.md").write_text(HOST_PAGE, encoding="utf-8")
+    text = re.sub(r"(?m)^(  url: ).*$", lambda m: m.group(1) + url, (ROOT / "_config.yml").read_text(encoding="utf-8"), count=1)
+    config = yaml.safe_load(text)
+    config["execute"]["execute_notebooks"] = "off"
+    (book / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    (book / "_toc.yml").write_text("format: jb-book\nroot: book/01-any-host\n", encoding="utf-8")
+    done = run([str(Path(sys.executable).parent / "jupyter-book"), "build", str(book), "--warningiserror", "--keep-going"], book)
+    assert done.returncode == 0, f"the build failed:\n{done.stdout[-4000:]}\n{done.stderr[-3000:]}"
+    page = (book / "_build" / "html" / "book" / "01-any-host.html").read_text(encoding="utf-8")
+    assert "colab.research.google.com" not in page
+    if "gitlab" in url:
+        assert f'href="{url}"' in page and "mybinder.org/v2/git/" in page, "the repository and Binder buttons"
+    else:
+        assert url not in page and "mybinder.org" not in page, "no button links to a repository the theme cannot place"
