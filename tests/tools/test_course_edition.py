@@ -308,6 +308,36 @@ def test_the_scan_finds_a_planted_leak(edition, tmp_path):
     assert any(l.startswith("x.md: 'BEGIN HIDDEN TESTS'") for l in leaks), leaks
 
 
+# --------------------------------------------------------------------------- a repository of its own
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def test_the_edition_is_a_git_repository_with_a_first_commit(class_root, tmp_path, monkeypatch):
+    """As the README says, a repository: one commit of everything in it (what .gitignore leaves out
+    aside) on the branch its setup cells install from, by a neutral identity where git knows
+    nobody and by the user's own where it does; no git configuration is written."""
+    for name in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    nobody = tmp_path / "no-gitconfig"
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(nobody))
+    dest = course_edition(tmp_path / "class", class_root, repository_url=EDITION_URL)
+    assert _git(dest, "log", "--format=%an <%ae> | %cn <%ce>").splitlines() == [
+        "Course edition <course-edition@localhost> | Course edition <course-edition@localhost>"]
+    assert _git(dest, "symbolic-ref", "--short", "HEAD") == "main" and _git(dest, "status", "--porcelain") == ""
+    tracked = set(_git(dest, "ls-files").splitlines())
+    on_disk = {str(p.relative_to(dest)) for p in dest.rglob("*") if p.is_file() and ".git" not in p.relative_to(dest).parts}
+    assert tracked == on_disk and {"Makefile", "README.md", "book/_static/fonts/course-cjk.woff"} <= tracked
+    assert not nobody.exists() and not (dest / ".git" / "config").read_text(encoding="utf-8").count("[user]")
+    someone = tmp_path / "gitconfig"
+    someone.write_text("[user]\n\tname = Ada Lovelace\n\temail = ada@example.org\n", encoding="utf-8")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(someone))
+    dest = course_edition(tmp_path / "class2", class_root, repository_url=EDITION_URL)
+    assert _git(dest, "log", "--format=%an <%ae>").splitlines() == ["Ada Lovelace <ada@example.org>"]
+    assert someone.read_text(encoding="utf-8") == "[user]\n\tname = Ada Lovelace\n\temail = ada@example.org\n"
+
+
 # --------------------------------------------------------------------------- any repository host
 def coursebook():
     """book/_ext/coursebook.py (a Sphinx extension of the book, not a package)."""
