@@ -338,6 +338,35 @@ def test_the_edition_is_a_git_repository_with_a_first_commit(class_root, tmp_pat
     assert someone.read_text(encoding="utf-8") == "[user]\n\tname = Ada Lovelace\n\temail = ada@example.org\n"
 
 
+FAKE_BUILD = """#!/bin/sh
+echo "[I 2026-01-01 00:00:00.000 ServerApp] Kernel is running over TCP without encryption. Messages are signed." >&2
+echo "build succeeded, 3 warnings."
+exit ${FAKE_STATUS:-0}
+"""
+
+
+def test_the_editions_make_book_is_as_quiet_as_the_open_one(class_root, tmp_path):
+    """The edition's `make book` drops the kernel's "running over TCP without encryption" line, as
+    the open edition's does, keeps the rest of the build's output, and keeps a failed build's
+    status (its real jupyter-book replaced by one that prints the line)."""
+    dest = course_edition(tmp_path / "class", class_root, repository_url=EDITION_URL)
+    notice = re.search(r"^KERNEL_NOTICE := (.+)$", (ROOT / "Makefile").read_text(encoding="utf-8"), re.M).group(1)
+    assert f"KERNEL_NOTICE := {notice}\n" in (dest / "Makefile").read_text(encoding="utf-8")
+    fake = dest / ".venv" / "bin" / "jupyter-book"
+    fake.parent.mkdir(parents=True)
+    fake.write_text(FAKE_BUILD, encoding="utf-8")
+    fake.chmod(0o755)
+    earlier = (dest / "Makefile").stat().st_mtime - 3600
+    for name in ("requirements.txt", "pyproject.toml"):
+        os.utime(dest / name, (earlier, earlier))
+    (dest / ".venv" / ".installed").touch()  # installed after them: make goes straight to the build
+    for status in ("0", "1"):
+        done = subprocess.run(["make", "book"], cwd=dest, env={**os.environ, "FAKE_STATUS": status}, capture_output=True, text=True, timeout=120)
+        assert "build succeeded, 3 warnings." in done.stdout, done.stdout + done.stderr
+        assert "ServerApp] " + notice not in done.stdout + done.stderr, done.stdout + done.stderr  # (make echoes the recipe)
+        assert (done.returncode == 0) == (status == "0"), (status, done.returncode, done.stderr)
+
+
 # --------------------------------------------------------------------------- any repository host
 def coursebook():
     """book/_ext/coursebook.py (a Sphinx extension of the book, not a package)."""
