@@ -7,7 +7,8 @@ characters the built pages use, renamed "Course CJK" (PostScript name `POSTSCRIP
 a browser's report of the font that drew a glyph tells it from a machine's own WenQuanYi),
 with its licence beside it (`book/_static/fonts/VENDORED.txt`). The build needs no font
 installed: the file is served with the rest of `book/_static/`, and at the end of every HTML
-build this extension writes
+build this extension copies it again (Sphinx copies static files only when a page was rebuilt)
+and writes
 
 * `_static/course-fonts.css`: an `@font-face` "Course CJK" limited by `unicode-range` to the
   font's characters, put first in the theme's font stacks (so it draws the Chinese and nothing
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import shutil
 import sys
 from pathlib import Path
 
@@ -133,6 +135,12 @@ def _build_font(app: Sphinx, exception) -> None:
     if not have:
         css.write_text("/* No CJK web font: book/_static/fonts/course-cjk.woff is missing. */\n", encoding="utf-8")
         return
+    # Sphinx copies book/_static only when some page was rebuilt: after `make book-font` (no page
+    # changed) the served font would be the old one. So the font and its licence are copied here.
+    served = css.parent / "fonts"
+    served.mkdir(parents=True, exist_ok=True)
+    for path in sorted(p for p in FONTS.iterdir() if p.is_file()):
+        shutil.copyfile(path, served / path.name)
     css.write_text(font_css(have), encoding="utf-8")
     LOGGER.info(f"cjkfont: {len(have)} CJK glyphs from {FONT.name} ({len(used)} used by the pages)")
 

@@ -85,6 +85,9 @@ def test_the_build_reads_no_font_but_the_repositorys(tmp_path, monkeypatch):
     css = (tmp_path / "_static" / "course-fonts.css").read_text(encoding="utf-8")
     assert 'font-family: "Course CJK"' in css and 'url("fonts/course-cjk.woff")' in css
     assert "U+65E9" in css and css.count("U+") == len(module.font_characters(FONT)), "unicode-range: the font's characters"
+    # served as it is, even by a build that rebuilt no page (Sphinx then copies no static file)
+    assert (tmp_path / "_static" / "fonts" / "course-cjk.woff").read_bytes() == FONT.read_bytes()
+    assert (tmp_path / "_static" / "fonts" / "course-cjk.Apache-2.0.txt").is_file()
 
 
 def test_a_character_the_font_lacks_fails_the_build(tmp_path, monkeypatch):
