@@ -1,5 +1,6 @@
 # Self-Attention from the Ground Up: build, test and release.
 #   make book     create .venv if missing, install, execute and build the book (warnings are errors)
+#   make book-font  cut the book's Chinese glyphs again (book/_static/fonts/) after a page gains a character
 #   make test     install the test tools and run the whole suite
 #   make test-timeline  the suite as make test, then where its time went (idle workers, idle cores)
 #   make release  regenerate exercises/ from solutions/ with nbgrader
@@ -23,7 +24,7 @@ CHROMEDRIVER := /usr/bin/chromedriver
 CJKFONT := /usr/share/fonts/truetype/wqy/wqy-microhei.ttc
 BOOK_FLAGS := --warningiserror --keep-going
 
-.PHONY: book test test-timeline release workspace check course-edition clean gpu-check timings seed-sweep venv serve bench-book bench-grading vendor-thebe vendor-vega service bench-service
+.PHONY: book book-font test test-timeline release workspace check course-edition clean gpu-check timings seed-sweep venv serve bench-book bench-grading vendor-thebe vendor-vega service bench-service
 
 venv: $(RUNTIME)
 
@@ -94,12 +95,17 @@ chp:
 	  npm install --silent --prefix $(VENV)/node configurable-http-proxy@$(CHP_VERSION); }
 
 # The browser tests drive Debian's Chromium through its chromedriver (selenium never
-# downloads a browser here), with a small CJK font so the Chinese of the glossary and the
-# chapters shows in the screenshots. Installed once, when missing; needs root (or sudo) and apt.
+# downloads a browser here). Installed once, when missing; needs root (or sudo) and apt.
+# WenQuanYi Micro Hei, the font the book's Chinese glyphs are cut from: `make book` never needs
+# it (the book carries its own subset, book/_static/fonts/), `make book-font` cuts from it, and
+# `make test` installs it too, so that the browser test sees the book's copy win over the machine's.
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
-$(CHROMIUM) $(CHROMEDRIVER) $(CJKFONT):
+$(CHROMIUM) $(CHROMEDRIVER):
 	$(SUDO) apt-get update -qq
-	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver fonts-wqy-microhei
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver
+$(CJKFONT):
+	$(SUDO) apt-get update -qq
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-wqy-microhei
 
 # ipykernel 7 says, each time the build starts a page's kernel, "Kernel is running over TCP
 # without encryption": harmless here, so that line is dropped from the output. The kernels
@@ -110,6 +116,14 @@ KERNEL_NOTICE := Kernel is running over TCP without encryption
 book: $(RUNTIME)
 	set -o pipefail; $(BIN)/jupyter-book build . $(BOOK_FLAGS) 2>&1 | { grep -v --line-buffered "$(KERNEL_NOTICE)" || true; }
 	@echo "Book: file://$(CURDIR)/_build/html/index.html"
+
+# The Chinese glyphs the book uses are a font kept in the repository (book/_static/fonts/course-cjk.woff),
+# so `make book` needs no CJK font installed. When a page gains a character the font lacks, `make book`
+# fails naming it; this cuts the font again, from WenQuanYi Micro Hei (installed when missing), for the
+# characters of that build's pages (_build/html). Commit the new font.
+book-font: $(RUNTIME) | $(CJKFONT)
+	@test -d _build/html || { echo "build the book first (make book), then make book-font" >&2; exit 2; }
+	$(BIN)/python book/_ext/cjkfont.py --source $(CJKFONT) _build/html
 
 # Two test processes (pytest-xdist): most tests wait on one single-threaded kernel or subprocess.
 # (Three were tried: not faster on two cores, CONTRIBUTING, "What a test may cost".)

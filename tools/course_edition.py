@@ -17,6 +17,8 @@ assignments. The course edition is that release as a repository and a book:
   package ``autograder/``, and no book page or table-of-contents entry for solutions;
 * its own README, Makefile (``make book``, ``make test``, ``make workspace``),
   ``pyproject.toml`` (the ``course`` package only) and a small test suite;
+* written as a git repository with a first commit (on the branch of ``_config.yml``), ready
+  to push to the edition's repository;
 * the pages' and notebooks' setup cells install *this edition's* package (``git+`` the
   repository and branch of ``_config.yml``), never the open edition's, which carries the
   hidden checks: the edition is made only from a course root configured for it (below),
@@ -37,6 +39,7 @@ from __future__ import annotations
 import argparse
 import re
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -125,8 +128,11 @@ $(INSTALLED): requirements.txt pyproject.toml
 \t$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
 \ttouch $@
 
+# ipykernel says "Kernel is running over TCP without encryption" each time the build starts a
+# page's kernel (its own, on 127.0.0.1, messages signed): that line is dropped, the rest is kept.
+KERNEL_NOTICE := Kernel is running over TCP without encryption
 book: $(INSTALLED)
-\t$(BIN)/jupyter-book build . --warningiserror --keep-going
+\tset -o pipefail; $(BIN)/jupyter-book build . --warningiserror --keep-going 2>&1 | { grep -v --line-buffered "$(KERNEL_NOTICE)" || true; }
 \t@echo "Book: file://$(CURDIR)/_build/html/index.html"
 
 test: $(INSTALLED)
@@ -271,7 +277,7 @@ def open_repository_mentions(dest: Path) -> list[str]:
     found = []
     for path in sorted(p for p in dest.rglob("*") if p.is_file() and p.suffix in (".md", ".ipynb", ".yml", ".txt", ".py", ".toml", "")):
         rel = path.relative_to(dest)
-        if rel.parts[0] in ("_build", ".venv", "tests"):
+        if rel.parts[0] in ("_build", ".venv", "tests", ".git"):
             continue
         if OPEN_PATH in path.read_text(encoding="utf-8", errors="replace"):
             found.append(str(rel))
@@ -320,7 +326,34 @@ def course_edition(dest: Path, root: Path = COURSE_ROOT, repository_url: str | N
     leaks = open_repository_mentions(dest)
     if leaks:
         raise SystemExit(f"the course edition in {dest} names the open repository in: {', '.join(leaks)}")
+    first_commit(dest, branch=str(config.get("repository", {}).get("branch") or "main"), title=config["title"])
     return dest
+
+
+# Who commits the edition when git knows nobody (no user.name or user.email in any of its
+# configurations): given to that one command only, never written to a configuration.
+NEUTRAL_IDENTITY = {"user.name": "Course edition", "user.email": "course-edition@localhost"}
+
+
+def first_commit(dest: Path, branch: str = "main", title: str = "the course") -> str:
+    """``dest`` as a git repository of its own with one commit of everything in it (what
+    .gitignore leaves out aside), on ``branch`` (the one its setup cells install from), by the
+    user's git identity or, where none is configured, ``NEUTRAL_IDENTITY``. Its hash."""
+    def git(*args: str) -> subprocess.CompletedProcess:
+        try:
+            return subprocess.run(["git", *args], cwd=dest, capture_output=True, text=True, timeout=300)
+        except FileNotFoundError:
+            raise SystemExit(f"the course edition is written as a git repository: install git (the edition is in {dest})") from None
+
+    identity = [f"{key}={value}" for key, value in NEUTRAL_IDENTITY.items() if git("config", "--get", key).returncode != 0]
+    steps = [("init", "--quiet", f"--initial-branch={branch}"), ("add", "--all"),
+             (*(a for pair in identity for a in ("-c", pair)), "commit", "--quiet", "--no-verify",
+              "--message", f"{title}: the course edition (make course-edition)")]
+    for step in steps:
+        done = git(*step)
+        if done.returncode != 0:
+            raise SystemExit(f"git {' '.join(step)} in {dest} failed: {done.stderr.strip()[-2000:]}")
+    return git("rev-parse", "HEAD").stdout.strip()
 
 
 def _write_toc(root: Path, dest: Path) -> None:
@@ -340,7 +373,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     dest = course_edition(Path(args.dest), repository_url=args.repository_url, force=args.force)
     print(f"course edition written to {dest}")
-    print(f"next: cd {dest} && make book && make test   (then publish it as the students' repository)")
+    print(f"next: cd {dest} && make book && make test, then publish it as the students' repository:\n"
+          f"      git remote add origin <its URL> && git push -u origin HEAD   (it is a git repository with a first commit)")
     return 0
 
 

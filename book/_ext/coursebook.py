@@ -8,6 +8,9 @@ Registered in `_config.yml` (`sphinx.local_extensions`). What it does:
   Binder, points at a CDN, and declares its constants twice, which is a console error on
   every page. Live code comes from `live-code.js` and the vendored thebe instead;
 * gives the theme a valid default colour mode (an empty one is a console error);
+* gives the theme the provider of the repository `_config.yml` names (github, gitlab,
+  bitbucket; no Colab button off GitHub), and on another host (a self-hosted Gitea, say)
+  no repository or launch buttons, which the theme cannot link there;
 * on chapter pages (MyST `.md`, which Colab cannot open) points the Colab and Binder
   buttons at the chapter's exercise notebook;
 * gives every figure produced by a code cell an alt text: the titles the cell sets
@@ -25,6 +28,7 @@ import ast
 import json
 import re
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from docutils import nodes
 from sphinx.addnodes import pending_xref
@@ -62,6 +66,43 @@ def _speech_rules_as_scripts(app: Sphinx, exception) -> None:
 def _theme_defaults(app: Sphinx, config) -> None:
     # pydata-sphinx-theme reads the default mode from html_context.
     config.html_context = {**config.html_context, "default_mode": config.html_context.get("default_mode", "auto")}
+    config.html_theme_options = repository_theme_options(config.html_theme_options)
+
+
+PROVIDERS = ("github", "gitlab", "bitbucket")  # the hosts sphinx-book-theme links to
+REPOSITORY_BUTTONS = ("use_repository_button", "use_source_button", "use_edit_page_button", "use_issues_button")
+REPOSITORY_LAUNCHES = ("binderhub_url", "jupyterhub_url", "colab_url", "deepnote_url")  # each opens the repository
+
+
+def repository_provider(url: str) -> str | None:
+    """sphinx-book-theme's provider for a repository URL (`repository: url:` of _config.yml):
+    github, gitlab or bitbucket when the host names one (github.com, gitlab.com, a self-hosted
+    gitlab.example.org, bitbucket.org) and the path is owner/name; else None (a self-hosted
+    Gitea, https://example.org/our-class), which the theme refuses ("Provider not recognized")."""
+    parts = urlsplit(url.strip())
+    host, path = parts.netloc.lower(), parts.path.strip("/")
+    if parts.scheme not in ("http", "https") or "/" not in path:
+        return None
+    return next((p for p in PROVIDERS if p in host), None)
+
+
+def repository_theme_options(options: dict) -> dict:
+    """The theme's options for the repository the book names, on any host: the provider set
+    where one fits, and without Colab and Deepnote off GitHub (they open GitHub repositories
+    only, and the theme warns, an error here, on every page); on a host the theme knows no
+    provider for, no repository: no repository buttons and no launch buttons, which link to it."""
+    url = options.get("repository_url")
+    if not url:
+        return options
+    provider = options.get("repository_provider") or repository_provider(url)
+    launch = dict(options.get("launch_buttons") or {})
+    if provider:
+        if provider != "github":
+            launch.update(colab_url="", deepnote_url="")
+        return {**options, "repository_provider": provider, "launch_buttons": launch}
+    launch.update(dict.fromkeys(REPOSITORY_LAUNCHES, ""))
+    kept = {k: v for k, v in options.items() if k not in ("repository_url", "repository_provider")}
+    return {**kept, **dict.fromkeys(REPOSITORY_BUTTONS, False), "launch_buttons": launch}
 
 
 def _strings(node: ast.AST) -> list[str]:

@@ -38,6 +38,7 @@ from tests.support.browserkit import (
     wait_for,
 )
 from tests.support import ROOT
+from tests.book.test_glyphs import cjkfont
 
 pytestmark = pytest.mark.skipif(
     not chromium_available(), reason="Debian's chromium and chromium-driver are not installed (make test installs them)"
@@ -450,7 +451,13 @@ def _cjk_fonts(browser) -> tuple[int, list[dict]]:
 def test_the_book_opened_as_files_typesets_math_and_shows_chinese(built_book, browser):
     """`make book` says: open _build/html/index.html. Opened that way (file://, as from a file
     share or a USB stick), every chapter typesets its math, draws its interactive figures and
-    draws its Chinese with the book's font, and nothing is fetched from anywhere else."""
+    draws its Chinese with the book's font (the repository's file, by its own PostScript name), and
+    nothing is fetched from anywhere else."""
+    # The repository's font (book/_static/fonts/course-cjk.woff, served as it is: test_glyphs.py)
+    # has a PostScript name of its own: a glyph Chromium reports drawn with that name came from it,
+    # not from a machine's WenQuanYi Micro Hei (which `make test` installs, so both are there).
+    own = cjkfont().postscript_name(built_book / "_static" / "fonts" / "course-cjk.woff")
+    assert own == cjkfont().POSTSCRIPT_NAME
     recorder = Recorder(browser)
     recorder.drain()
     for name in [toc_files()[0], *chapters(), "book/glossary"]:
@@ -470,9 +477,12 @@ def test_the_book_opened_as_files_typesets_math_and_shows_chinese(built_book, br
         assert all(f["state"] == "ready" for f in figures), (name, figures)
         assert count, f"{name}.html shows no Chinese (the sidebar's glossary entry has some)"
         used = [f for f in fonts if f["glyphCount"] > 0]
-        assert any(f["isCustomFont"] and f["postScriptName"].startswith("WenQuanYi") for f in used), (name, used)
+        assert any(f["isCustomFont"] and f["postScriptName"] == own for f in used), (name, own, used)
         assert not [f for f in used if not f["isCustomFont"] and f["postScriptName"].startswith("WenQuanYi")], (
             f"{name}.html draws Chinese with the machine's own copy of the font, not the book's: {used}")
     full_page_screenshot(browser, SCREENSHOTS / "glossary-as-file.png")
     assert wait_for(browser, "document.fonts.check('16px \"Course CJK\"', '自注意力')")
+    faces = browser.execute_script(
+        "return Array.from(document.fonts).filter((f) => f.status === 'loaded').map((f) => f.family.replace(/\"/g, ''));")
+    assert "Course CJK" in faces, faces
 

@@ -7,6 +7,7 @@ pages' downloads or the search index."""
 from __future__ import annotations
 
 import html
+import importlib.util
 import json
 import os
 import re
@@ -305,3 +306,143 @@ def test_the_scan_finds_a_planted_leak(edition, tmp_path):
     assert any(l.startswith("page.html: a line of") for l in leaks), leaks
     assert any(l.startswith("nb.ipynb: a line of course/checks/") for l in leaks), leaks
     assert any(l.startswith("x.md: 'BEGIN HIDDEN TESTS'") for l in leaks), leaks
+
+
+# --------------------------------------------------------------------------- a repository of its own
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def test_the_edition_is_a_git_repository_with_a_first_commit(class_root, tmp_path, monkeypatch):
+    """As the README says, a repository: one commit of everything in it (what .gitignore leaves out
+    aside) on the branch its setup cells install from, by a neutral identity where git knows
+    nobody and by the user's own where it does; no git configuration is written."""
+    for name in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    nobody = tmp_path / "no-gitconfig"
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(nobody))
+    dest = course_edition(tmp_path / "class", class_root, repository_url=EDITION_URL)
+    assert _git(dest, "log", "--format=%an <%ae> | %cn <%ce>").splitlines() == [
+        "Course edition <course-edition@localhost> | Course edition <course-edition@localhost>"]
+    assert _git(dest, "symbolic-ref", "--short", "HEAD") == "main" and _git(dest, "status", "--porcelain") == ""
+    tracked = set(_git(dest, "ls-files").splitlines())
+    on_disk = {str(p.relative_to(dest)) for p in dest.rglob("*") if p.is_file() and ".git" not in p.relative_to(dest).parts}
+    assert tracked == on_disk and {"Makefile", "README.md", "book/_static/fonts/course-cjk.woff"} <= tracked
+    assert not nobody.exists() and not (dest / ".git" / "config").read_text(encoding="utf-8").count("[user]")
+    someone = tmp_path / "gitconfig"
+    someone.write_text("[user]\n\tname = Ada Lovelace\n\temail = ada@example.org\n", encoding="utf-8")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(someone))
+    dest = course_edition(tmp_path / "class2", class_root, repository_url=EDITION_URL)
+    assert _git(dest, "log", "--format=%an <%ae>").splitlines() == ["Ada Lovelace <ada@example.org>"]
+    assert someone.read_text(encoding="utf-8") == "[user]\n\tname = Ada Lovelace\n\temail = ada@example.org\n"
+
+
+FAKE_BUILD = """#!/bin/sh
+echo "[I 2026-01-01 00:00:00.000 ServerApp] Kernel is running over TCP without encryption. Messages are signed." >&2
+echo "build succeeded, 3 warnings."
+exit ${FAKE_STATUS:-0}
+"""
+
+
+def test_the_editions_make_book_is_as_quiet_as_the_open_one(class_root, tmp_path):
+    """The edition's `make book` drops the kernel's "running over TCP without encryption" line, as
+    the open edition's does, keeps the rest of the build's output, and keeps a failed build's
+    status (its real jupyter-book replaced by one that prints the line)."""
+    dest = course_edition(tmp_path / "class", class_root, repository_url=EDITION_URL)
+    notice = re.search(r"^KERNEL_NOTICE := (.+)$", (ROOT / "Makefile").read_text(encoding="utf-8"), re.M).group(1)
+    assert f"KERNEL_NOTICE := {notice}\n" in (dest / "Makefile").read_text(encoding="utf-8")
+    fake = dest / ".venv" / "bin" / "jupyter-book"
+    fake.parent.mkdir(parents=True)
+    fake.write_text(FAKE_BUILD, encoding="utf-8")
+    fake.chmod(0o755)
+    earlier = (dest / "Makefile").stat().st_mtime - 3600
+    for name in ("requirements.txt", "pyproject.toml"):
+        os.utime(dest / name, (earlier, earlier))
+    (dest / ".venv" / ".installed").touch()  # installed after them: make goes straight to the build
+    for status in ("0", "1"):
+        done = subprocess.run(["make", "book"], cwd=dest, env={**os.environ, "FAKE_STATUS": status}, capture_output=True, text=True, timeout=120)
+        assert "build succeeded, 3 warnings." in done.stdout, done.stdout + done.stderr
+        assert "ServerApp] " + notice not in done.stdout + done.stderr, done.stdout + done.stderr  # (make echoes the recipe)
+        assert (done.returncode == 0) == (status == "0"), (status, done.returncode, done.stderr)
+
+
+# --------------------------------------------------------------------------- any repository host
+def coursebook():
+    """book/_ext/coursebook.py (a Sphinx extension of the book, not a package)."""
+    spec = importlib.util.spec_from_file_location("coursebook_under_test", ROOT / "book" / "_ext" / "coursebook.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+LAUNCH = {"binderhub_url": "https://mybinder.org", "colab_url": "https://colab.research.google.com", "jupyterhub_url": "https://hub.example.edu"}
+
+
+@pytest.mark.parametrize("url, provider, launches", [
+    ("https://github.com/you/class", "github", {"binderhub_url", "colab_url", "jupyterhub_url"}),
+    ("https://gitlab.com/you/class", "gitlab", {"binderhub_url", "jupyterhub_url"}),
+    ("https://gitlab.example.edu/teaching/ml/class", "gitlab", {"binderhub_url", "jupyterhub_url"}),
+    ("https://bitbucket.org/you/class", "bitbucket", {"binderhub_url", "jupyterhub_url"}),
+    ("https://example.org/our-class", None, set()),
+    ("https://git.example.org/you/class", None, set()),
+    ("https://gitlab.example.org/class", None, set()),  # no owner/name path: the theme's links would be wrong
+])
+def test_the_theme_gets_a_provider_or_no_repository_buttons(url, provider, launches):
+    """Where sphinx-book-theme knows the host, its provider is set (and Colab, GitHub only, is
+    dropped elsewhere: the theme warns on every page); on another host (a self-hosted Gitea) the
+    theme gets no repository, so no repository buttons and no launch buttons, which link to it."""
+    options = {"repository_url": url, "repository_branch": "main", "launch_buttons": {**LAUNCH, "thebe": False},
+               "use_repository_button": True, "use_issues_button": False}
+    out = coursebook().repository_theme_options(options)
+    assert out.get("repository_provider") == provider and ("repository_url" in out) == bool(provider)
+    assert {k for k, v in out["launch_buttons"].items() if v} == launches
+    assert out["use_repository_button"] is bool(provider) and options["launch_buttons"]["colab_url"], "the input is not changed"
+    assert not any(out.get(k) for k in ("use_source_button", "use_edit_page_button", "use_issues_button"))
+
+
+HOST_PAGE = """---
+jupytext:
+  text_representation:
+    extension: .md
+    format_name: myst
+kernelspec:
+  display_name: Python 3
+  language: python
+  name: python3
+---
+# Any host
+
+早上好
+
+```{code-cell} ipython3
+1 + 1
+```
+"""
+
+
+@pytest.mark.parametrize("url", ["https://example.org/our-class", "https://gitlab.example.edu/teaching/class"])
+def test_an_edition_for_a_repository_on_another_host_builds(url, tmp_path):
+    """The edition's `make book` on a repository URL the theme cannot place (a self-hosted Gitea)
+    or whose host has no Colab (GitLab) once stopped at "Provider not recognized" or at the Colab
+    warning. What decides it is _config.yml (the edition's is the root's, its URL as
+    configured_root sets it) and the book's extensions, so those build one notebook page here,
+    with warnings as errors: a cheap stand-in for the edition's whole build (the fixture above)."""
+    book = tmp_path / "book-src"
+    for name in ("_ext", "_static"):
+        shutil.copytree(ROOT / "book" / name, book / "book" / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy2(ROOT / "book" / "references.bib", book / "book" / "references.bib")
+    (book / "book" / "01-any-host.md").write_text(HOST_PAGE, encoding="utf-8")
+    text = re.sub(r"(?m)^(  url: ).*$", lambda m: m.group(1) + url, (ROOT / "_config.yml").read_text(encoding="utf-8"), count=1)
+    config = yaml.safe_load(text)
+    config["execute"]["execute_notebooks"] = "off"
+    (book / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    (book / "_toc.yml").write_text("format: jb-book\nroot: book/01-any-host\n", encoding="utf-8")
+    done = run([str(Path(sys.executable).parent / "jupyter-book"), "build", str(book), "--warningiserror", "--keep-going"], book)
+    assert done.returncode == 0, f"the build failed:\n{done.stdout[-4000:]}\n{done.stderr[-3000:]}"
+    page = (book / "_build" / "html" / "book" / "01-any-host.html").read_text(encoding="utf-8")
+    assert "colab.research.google.com" not in page
+    if "gitlab" in url:
+        assert f'href="{url}"' in page and "mybinder.org/v2/git/" in page, "the repository and Binder buttons"
+    else:
+        assert url not in page and "mybinder.org" not in page, "no button links to a repository the theme cannot place"
