@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
 
-from ..grading.score import _csv_safe, one_line
+from ..grading.safe_text import csv_safe, one_line
 from ..grading.submission import students_of
 from ..notebooks.cells import is_answer, nbgrader_meta
 from ..notebooks.coursedir import course_directory, read, reference_submission, release_path, source_path
@@ -219,7 +219,7 @@ def write_csv(report: SimilarityReport, path: Path) -> Path:
         writer = csv.writer(fh)
         writer.writerow(["a", "b", "similarity"])
         for p in report.flagged:
-            writer.writerow([_csv_safe(p.a), _csv_safe(p.b), f"{p.similarity:.3f}"])
+            writer.writerow([csv_safe(p.a), csv_safe(p.b), f"{p.similarity:.3f}"])
     return path
 
 
