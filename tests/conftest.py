@@ -29,7 +29,8 @@ os.environ.setdefault("COURSE_CHECK_SEED", "20261203")
 # chapter 09's trains models for minutes, and one process holding every chapter was the longest.
 _BY_CHAPTER = {"test_clauses", "test_mutants"}
 _CHAPTER_PARAM = re.compile(r"\[(\d\d)[-./]")
-_GROUPS = {"test_book": "book", "test_browser": "book", "test_grading_adversarial": "cheating-class", "test_grade_dask": "cheating-class"}
+# Every module that uses the session's built_book is in "book" (one build per run: test_contributing.py checks).
+_GROUPS = {"test_book": "book", "test_browser": "book", "test_glyphs": "book", "test_grading_adversarial": "cheating-class", "test_grade_dask": "cheating-class"}
 # The groups that take minutes start first, so that no long one starts last and runs alone: their
 # summed test seconds in one full run on two quiet cores (`make test-timeline` measures them
 # again). Only the order comes from here; nothing is timed. Unlisted groups follow, largest first.

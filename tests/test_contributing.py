@@ -94,3 +94,21 @@ def test_the_paths_and_targets_it_names_exist():
         assert target in targets, f"CONTRIBUTING.md names `make {target}`, which the Makefile does not have"
     for module in re.findall(r"`python -m ([\w.]+)", text):
         assert (ROOT / (module.replace(".", "/") + ".py")).is_file() or (ROOT / module.replace(".", "/") / "__main__.py").is_file(), module
+
+
+def test_every_module_using_the_built_book_shares_its_group():
+    """CONTRIBUTING: share an expensive fixture. The session's built_book (one `make book`, minutes)
+    is built once per worker that asks for it, so every module that takes it goes to the same
+    worker (conftest's "book" group); a new one left out built the book a second time (183 s)."""
+    import ast
+
+    from tests import conftest
+
+    users = set()
+    for path in (ROOT / "tests").rglob("test_*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(a.arg == "built_book" for a in node.args.args):
+                users.add(path.stem)
+    assert {"test_book", "test_browser"} <= users, users
+    apart = sorted(u for u in users if conftest._GROUPS.get(u) != "book")
+    assert not apart, f"these modules take built_book but are not in conftest._GROUPS's 'book' group: {apart}"

@@ -392,7 +392,12 @@ def test_formgrader_add_new_assignment_works_under_the_policy(course, server, br
     assert wait_for(browser, "document.readyState === 'complete'", timeout=60)
     browser.get_log("browser")
     browser.get(f"{server['url']}formgrader/manage_assignments")
-    assert wait_for(browser, "document.readyState === 'complete' && typeof createAssignmentModal === 'function'", timeout=90), (
+    # the page's own state: its assignment list loaded and its table set up (formgrader's models.loaded).
+    # A Save clicked before that makes a bare DataTable that the list's load then initialises again:
+    # formgrader's "Cannot reinitialise DataTable" alert, which broke the next test's page load (once, busy)
+    loaded = ("document.readyState === 'complete' && typeof createAssignmentModal === 'function' "
+              "&& typeof models !== 'undefined' && models !== undefined && models.loaded === true")
+    assert wait_for(browser, loaded, timeout=90), (
         f"formgrader's assignments page did not load its scripts: {[e['message'][:300] for e in browser.get_log('browser')]}")
     browser.find_element(By.LINK_TEXT, "Add new assignment...").click()
     opened = wait_for(browser, "$('#add-assignment-modal').is(':visible')", timeout=30)
@@ -408,6 +413,21 @@ def test_formgrader_add_new_assignment_works_under_the_policy(course, server, br
         time.sleep(0.3)
     assert "extra-practice" in names, f"the new assignment did not reach the gradebook: {names} {_csp_refusals(browser)}"
     assert not _csp_refusals(browser), _csp_refusals(browser)
+    assert wait_for(browser, "document.querySelector('#main-table').innerText.includes('extra-practice')", timeout=30), \
+        "the assignments table does not list the new assignment"
+    _no_alert(browser)
+
+
+def _no_alert(browser) -> None:
+    """Fails with its text when the page has an alert open (the next page load would fail on it)."""
+    from selenium.common.exceptions import NoAlertPresentException
+
+    try:
+        text = browser.switch_to.alert.text
+    except NoAlertPresentException:
+        return
+    browser.switch_to.alert.accept()
+    pytest.fail(f"the page opened an alert: {text!r}")
 
 
 TYPESET = "document.querySelectorAll('#notebook-container mjx-container').length"
