@@ -26,7 +26,7 @@ from starlette.formparsers import MultiPartParser
 from ..notebooks.coursedir import assignments
 from ..term import similarity
 from . import pages, report, store
-from .uploads import Refused, hard_deadline, read_notebook
+from .uploads import Refused, check_assignment, hard_deadline, read_notebook
 from .uploads import store as store_upload
 
 
@@ -102,7 +102,7 @@ def _submission_routes(app: FastAPI, settings: Settings) -> None:
         _check_deadline(settings, assignment, who.name, when)
         _check_rate(settings, who.name, when)
         data, filename = await _read_upload(request, settings.max_bytes)
-        read_notebook(data, filename)
+        check_assignment(settings.root, assignment, read_notebook(data, filename), filename)
         kept = store_upload(settings.root, settings.submitted(who.name, assignment), who.name, assignment, data, when)
         sub_id, replaced = store.enqueue(settings.engine, who.name, assignment, str(kept.relative_to(settings.root)), when)
         if settings.wake is not None:

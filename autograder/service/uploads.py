@@ -12,12 +12,15 @@ renamed over the old one, and the folder fsynced, before the service answers 202
 from __future__ import annotations
 
 import datetime
+import functools
 import json
 import os
 import tempfile
 from pathlib import Path
 
 import nbformat
+
+from ..notebooks import cells, coursedir
 
 HISTORY = "service-history"
 
@@ -30,10 +33,14 @@ class Refused(Exception):
         self.status, self.message, self.headers = status, message, headers or {}
 
 
-def read_notebook(data: bytes, filename: str) -> None:
-    """Refuse (422) what is not a Jupyter notebook: not UTF-8 JSON, or JSON that is no notebook."""
+def read_notebook(data: bytes, filename: str) -> nbformat.NotebookNode:
+    """The uploaded notebook; refuse (422) what is not one: not UTF-8 JSON (nested too deeply to
+    read included), or JSON that is no notebook."""
     try:
         content = json.loads(data.decode("utf-8"))
+    except RecursionError:
+        raise Refused(422, f"{filename!r} is not a notebook: its JSON is nested too deeply to read. Upload the "
+                           f".ipynb file Jupyter saved (File > Save, then File > Download).") from None
     except (UnicodeDecodeError, ValueError) as exc:
         raise Refused(422, f"{filename!r} is not a notebook: it is not valid JSON ({exc}). Upload the .ipynb file "
                            f"Jupyter saved (File > Save, then File > Download).") from None
@@ -41,9 +48,34 @@ def read_notebook(data: bytes, filename: str) -> None:
         raise Refused(422, f"{filename!r} is JSON but not a Jupyter notebook (no 'cells' and 'nbformat'). "
                            f"Upload the assignment's .ipynb file.")
     try:
-        nbformat.reads(data.decode("utf-8"), as_version=4)
+        return nbformat.reads(data.decode("utf-8"), as_version=4)
     except Exception as exc:  # noqa: BLE001 - nbformat's many reader errors
         raise Refused(422, f"{filename!r} is not a notebook nbformat can read: {exc}") from None
+
+
+def _grade_ids(nb) -> set[str]:
+    return {cells.nbgrader_meta(c).get("grade_id") for c in nb.cells} - {None}
+
+
+@functools.lru_cache(maxsize=64)
+def _course_ids(root: Path, stamps: tuple) -> dict[str, set[str]]:
+    """Each assignment's grade ids that no other assignment of the course has (``stamps``: the
+    source notebooks' modification times, so that an edited course is read again)."""
+    ids = {a: _grade_ids(coursedir.read(coursedir.source_path(a, root))) for a in coursedir.assignments(root)}
+    return {a: own - set().union(*(o for b, o in ids.items() if b != a)) for a, own in ids.items()}
+
+
+def check_assignment(root: Path, assignment: str, nb, filename: str) -> None:
+    """Refuse (422) another assignment's notebook: one that holds graded cells only another
+    assignment has, and none of this one's. A notebook without such cells is left to grading."""
+    stamps = tuple((a, coursedir.source_path(a, root).stat().st_mtime_ns) for a in coursedir.assignments(root))
+    distinct, ids = _course_ids(root, stamps), _grade_ids(nb)
+    if ids & distinct.get(assignment, set()):
+        return
+    others = [a for a, own in distinct.items() if a != assignment and ids & own]
+    if others:
+        raise Refused(422, f"{filename!r} is the notebook of {' or '.join(others)}, not of {assignment}: its graded cells "
+                           f"are that assignment's. Upload it to {others[0]}, or upload your {assignment} notebook here.")
 
 
 def _durable_write(path: Path, data: bytes) -> None:

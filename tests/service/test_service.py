@@ -25,6 +25,7 @@ from tests.support.service import Service, free_port, submit, token, wait_done
 from tests.support.studentwork import perfect_submission
 
 CLOSED = "02-inner-products"  # given a due date long past in the fixture
+OTHER = "10-decoding"  # a notebook of another assignment, uploaded to ASSIGNMENT
 RATE = 3  # uploads per student per hour in this service
 
 
@@ -102,7 +103,27 @@ def test_bad_uploads_are_refused_with_their_reason(cls):
         assert r.status_code == 404 and ASSIGNMENT in r.json()["detail"], r.text
         r = c.post(f"/api/assignments/{ASSIGNMENT}/submissions", data={"other": "x"})
         assert r.status_code == 422 and "'notebook'" in r.json()["detail"], r.text
+        r = submit(c, ASSIGNMENT, b'{"cells": ' + b"[" * 100_000 + b"]" * 100_000 + b', "nbformat": 4}', "deep.ipynb")
+        assert r.status_code == 422 and "nested too deeply" in r.json()["detail"], r.text  # not a 500
+        r = submit(c, ASSIGNMENT, _nb(perfect_submission(OTHER, ROOT)), f"{OTHER}.ipynb")
+        assert r.status_code == 422 and f"the notebook of {OTHER}, not of {ASSIGNMENT}" in r.json()["detail"], r.text
         assert c.get("/api/submissions").json() == []  # nothing of these was accepted
+
+
+def test_only_another_assignments_own_cells_make_a_notebook_the_wrong_one():
+    """The cells every notebook of the course shares (setup, intro) say nothing; one cell only
+    this assignment has makes it this assignment's, even beside another's."""
+    from autograder.service.uploads import Refused, check_assignment
+
+    mine, other = perfect_submission(ASSIGNMENT, ROOT), perfect_submission(OTHER, ROOT)
+    shared = nbformat.v4.new_notebook(cells=[c for c in other.cells if c.metadata.get("nbgrader", {}).get("grade_id") in ("setup", "intro")])
+    assert len(shared.cells) == 2
+    check_assignment(ROOT, ASSIGNMENT, shared, "shared.ipynb")
+    check_assignment(ROOT, ASSIGNMENT, nbformat.v4.new_notebook(cells=other.cells + mine.cells[-1:]), "mixed.ipynb")
+    check_assignment(ROOT, ASSIGNMENT, mine, "mine.ipynb")
+    with pytest.raises(Refused) as refused:
+        check_assignment(ROOT, ASSIGNMENT, other, "other.ipynb")
+    assert refused.value.status == 422 and OTHER in refused.value.message
 
 
 def test_100_mb_is_refused_while_it_arrives(cls):
