@@ -24,6 +24,7 @@ from pathlib import Path
 
 from .checking import untested_note
 from .isolation import Limits, SandboxUnavailable, sandbox_problem
+from .notebooks.cells import grade_ids
 from .notebooks.coursedir import COURSE_ROOT, assignments, course_directory, read, release_path, source_path
 from .grading.execute import NotebookRunner
 from .notebooks.sanitize import InvalidNotebook, load_submission, restore_instructor_cells
@@ -79,12 +80,12 @@ def guess_assignment(path: Path, root: Path = COURSE_ROOT) -> str:
         if candidate in known:
             return candidate
     try:
-        ids = {c.get("metadata", {}).get("nbgrader", {}).get("grade_id") for c in load_submission(path).cells} - {None}
+        ids = grade_ids(load_submission(path))
     except InvalidNotebook:
         ids = set()
     best, score = None, 0.0
     for name in known:
-        theirs = {c.get("metadata", {}).get("nbgrader", {}).get("grade_id") for c in read(frame_paths(name, root)[0]).cells} - {None}
+        theirs = grade_ids(read(frame_paths(name, root)[0]))
         overlap = len(ids & theirs) / max(1, len(ids | theirs))
         if overlap > score:
             best, score = name, overlap

@@ -45,6 +45,11 @@ def nbgrader_meta(cell) -> dict:
     return cell.get("metadata", {}).get("nbgrader", {}) or {}
 
 
+def grade_ids(nb) -> set[str]:
+    """The nbgrader grade ids of a notebook's cells (what tells one assignment's notebook from another's)."""
+    return {nbgrader_meta(c).get("grade_id") for c in nb.cells} - {None}
+
+
 def role_of(meta: dict, cell_type: str) -> Role:
     """The role nbgrader metadata ``meta`` gives a cell of ``cell_type``."""
     if meta.get("solution"):  # what nbgrader's own is_solution / is_locked decide first

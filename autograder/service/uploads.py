@@ -53,15 +53,11 @@ def read_notebook(data: bytes, filename: str) -> nbformat.NotebookNode:
         raise Refused(422, f"{filename!r} is not a notebook nbformat can read: {exc}") from None
 
 
-def _grade_ids(nb) -> set[str]:
-    return {cells.nbgrader_meta(c).get("grade_id") for c in nb.cells} - {None}
-
-
 @functools.lru_cache(maxsize=64)
 def _course_ids(root: Path, stamps: tuple) -> dict[str, set[str]]:
     """Each assignment's grade ids that no other assignment of the course has (``stamps``: the
     source notebooks' modification times, so that an edited course is read again)."""
-    ids = {a: _grade_ids(coursedir.read(coursedir.source_path(a, root))) for a in coursedir.assignments(root)}
+    ids = {a: cells.grade_ids(coursedir.read(coursedir.source_path(a, root))) for a in coursedir.assignments(root)}
     return {a: own - set().union(*(o for b, o in ids.items() if b != a)) for a, own in ids.items()}
 
 
@@ -69,7 +65,7 @@ def check_assignment(root: Path, assignment: str, nb, filename: str) -> None:
     """Refuse (422) another assignment's notebook: one that holds graded cells only another
     assignment has, and none of this one's. A notebook without such cells is left to grading."""
     stamps = tuple((a, coursedir.source_path(a, root).stat().st_mtime_ns) for a in coursedir.assignments(root))
-    distinct, ids = _course_ids(root, stamps), _grade_ids(nb)
+    distinct, ids = _course_ids(root, stamps), cells.grade_ids(nb)
     if ids & distinct.get(assignment, set()):
         return
     others = [a for a, own in distinct.items() if a != assignment and ids & own]
