@@ -135,7 +135,8 @@ test: $(TESTTOOLS)
 
 # Where the suite's time goes (CONTRIBUTING, "What a test may cost"): the same run as `make test`,
 # with each test's start and end (tests/conftest.py) and the CPU use every five seconds recorded
-# under $(TIMELINE), then tools/test_timeline.py's tables: idle workers, the longest groups, idle cores.
+# under $(TIMELINE), then tools/test_timeline.py's tables: idle workers, the longest groups, idle cores
+# (its --save writes tests/group_seconds.json, the order the groups start in: CONTRIBUTING).
 TIMELINE ?= _build/timeline
 test-timeline: $(TESTTOOLS)
 	@mkdir -p $(TIMELINE); rm -f $(TIMELINE)/tests.tsv $(TIMELINE)/cpu.tsv; \

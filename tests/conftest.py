@@ -31,15 +31,33 @@ _BY_CHAPTER = {"test_clauses", "test_mutants"}
 _CHAPTER_PARAM = re.compile(r"\[(\d\d)[-./]")
 # Every module that uses the session's built_book is in "book" (one build per run: test_contributing.py checks).
 _GROUPS = {"test_book": "book", "test_browser": "book", "test_glyphs": "book", "test_grading_adversarial": "cheating-class", "test_grade_dask": "cheating-class"}
-# The groups that take minutes start first, so that no long one starts last and runs alone: their
-# summed test seconds in one full run on two quiet cores (`make test-timeline` measures them
-# again). Only the order comes from here; nothing is timed. Unlisted groups follow, largest first.
-_LONGEST = {
-    "cheating-class": 415, "in-process-checks::09": 347, "book": 320, "pipeline/test_nbgrader_autograde.py": 261,
-    "pipeline/test_remote_parity.py": 135,
-    "pipeline/test_instructor_workflow.py": 109, "tools/test_course_edition.py": 108,
-    "service/test_service.py": 101, "pipeline/test_class_term.py": 99,
-}
+# Longest first (LPT): every group starts in order of its summed test seconds in one full run on
+# two quiet cores, kept in tests/group_seconds.json (`make test-timeline` writes it again), so that
+# no long group starts last and runs alone while the other process has finished. Only the order
+# comes from there; nothing is timed. A group it does not know yet (a new module) goes after them.
+_SECONDS_FILE = Path(__file__).with_name("group_seconds.json")
+
+
+def _group_seconds() -> dict[str, float]:
+    """Seconds per scheduling group, from the recorded seconds per module (or chapter)."""
+    import json
+
+    try:
+        recorded = json.loads(_SECONDS_FILE.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    seconds: dict[str, float] = {}
+    for key, value in recorded.items():
+        group = key if key.startswith("in-process-checks::") else _GROUPS.get(Path(key).stem, key)
+        seconds[group] = seconds.get(group, 0.0) + float(value)
+    return seconds
+
+
+def _longest_first(units):
+    """The work units (group, tests) in the recorded order, longest first; unknown ones last, as given."""
+    seconds = _group_seconds()
+    return sorted(units, key=lambda unit: -seconds.get(unit[0], 0.0))
+
 
 try:
     from xdist.scheduler import LoadScopeScheduling
@@ -55,9 +73,9 @@ else:
             return f"in-process-checks::{chapter.group(1)}" if chapter else _GROUPS.get(Path(module).stem, module)
 
         def _assign_work_unit(self, node) -> None:
-            if not self._ordered:  # the longest groups first, the rest as xdist orders them
+            if not self._ordered:  # the longest groups first, the unknown ones as xdist orders them
                 self._ordered = True
-                units = sorted(self.workqueue.items(), key=lambda unit: -_LONGEST.get(unit[0], 0))
+                units = _longest_first(list(self.workqueue.items()))
                 self.workqueue.clear()
                 self.workqueue.update(units)
             super()._assign_work_unit(node)

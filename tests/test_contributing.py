@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import types
+from pathlib import Path
 
 import pytest
 
@@ -112,3 +113,23 @@ def test_every_module_using_the_built_book_shares_its_group():
     assert {"test_book", "test_browser"} <= users, users
     apart = sorted(u for u in users if conftest._GROUPS.get(u) != "book")
     assert not apart, f"these modules take built_book but are not in conftest._GROUPS's 'book' group: {apart}"
+
+
+def test_the_recorded_seconds_name_modules_that_exist_and_order_the_longest_first():
+    """tests/group_seconds.json (`python -m tools.test_timeline ... --save`) orders the groups
+    longest first: a module renamed or moved would keep no place in that order (and start last,
+    as a group never measured does), so every module it names exists; the groups that share a
+    fixture add up; and the scheduler's order is the recorded one."""
+    import json
+
+    from tests import conftest
+
+    recorded = json.loads((ROOT / "tests" / "group_seconds.json").read_text(encoding="utf-8"))
+    gone = sorted(k for k in recorded if not k.startswith("in-process-checks::") and not (ROOT / "tests" / k).is_file())
+    assert not gone, f"tests/group_seconds.json names modules that no longer exist (run make test-timeline, then --save): {gone}"
+    seconds = conftest._group_seconds()
+    assert seconds["book"] == pytest.approx(sum(v for k, v in recorded.items() if conftest._GROUPS.get(Path(k).stem) == "book"))
+    assert seconds["cheating-class"] == pytest.approx(recorded["pipeline/test_grading_adversarial.py"] + recorded["pipeline/test_grade_dask.py"])
+    units = [("tests/new_module.py", {}), ("pipeline/test_cli.py", {}), ("book", {}), ("in-process-checks::09", {})]
+    ordered = [name for name, _ in conftest._longest_first(units)]
+    assert ordered == sorted(ordered[:3], key=lambda n: -seconds[n]) + ["tests/new_module.py"], ordered

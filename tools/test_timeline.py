@@ -3,11 +3,15 @@ start and end in its worker, tests/conftest.py; the machine's CPU use every five
 prints each worker's busy and idle time, the groups by summed seconds with when they started and
 ended, and how busy the two cores were minute by minute.
 
-    python -m tools.test_timeline TIMELINE.tsv [CPU.tsv]
+    python -m tools.test_timeline TIMELINE.tsv [CPU.tsv] [--save tests/group_seconds.json]
+
+--save writes each module's (each chapter's, for the in-process checks) summed test seconds:
+tests/conftest.py starts the groups in that order, longest first. Save from a run on quiet cores.
 """
 from __future__ import annotations
 
 import collections
+import json
 import sys
 from pathlib import Path
 
@@ -64,7 +68,21 @@ def _cpu(path: Path, t0: float) -> None:
     print(f"whole run: {100 * busy / total:.0f} % busy")
 
 
+def save_seconds(rows, path: Path) -> None:
+    """Summed test seconds per group key, longest first (what tests/conftest.py orders by)."""
+    summed: dict[str, float] = collections.Counter()
+    for _, start, end, nodeid in rows:
+        summed[_group(nodeid)] += end - start
+    ordered = {key: round(value, 1) for key, value in sorted(summed.items(), key=lambda kv: (-kv[1], kv[0]))}
+    path.write_text(json.dumps(ordered, indent=1) + "\n", encoding="utf-8")
+    print(f"\nsaved the seconds of {len(ordered)} groups to {path}")
+
+
 def main(argv: list[str]) -> int:
+    save = None
+    if "--save" in argv:
+        at = argv.index("--save")
+        save, argv = Path(argv[at + 1]), argv[:at] + argv[at + 2:]
     if not argv:
         print(__doc__)
         return 2
@@ -74,6 +92,8 @@ def main(argv: list[str]) -> int:
     _groups(rows, t0)
     if len(argv) > 1:
         _cpu(Path(argv[1]), t0)
+    if save is not None:
+        save_seconds(rows, save)
     return 0
 
 
