@@ -50,7 +50,12 @@ class Context:
 
     ``largest_created``: after a call into student code by a check with forbidden routines (so
     under the recorder), the number of elements of the largest floating-point tensor that call
-    created (at most the memory it spans; see ``isolation.guard.recorder``), else None.
+    created (at most the memory it spans; see ``isolation.guard.recorder``), else None. The
+    recorder runs in the student's process: a witness, never the only one (``measure_memory``).
+
+    ``memory_taken``: after ``measure_memory``, the bytes the call took, read by the grader from
+    outside the student's process (the sandboxed kernel's cgroup); None where nothing is outside it
+    (in this process: plain nbgrader, self-study) or the machine cannot tell.
     """
 
     def __init__(self, check: Check, seed: int | None = None, device: torch.device | None = None):
@@ -59,6 +64,8 @@ class Context:
         self.device = course_device() if device is None else device
         self.gen = torch.Generator().manual_seed(self.seed)
         self.largest_created: int | None = None
+        self.watch_memory = False  # the next call's memory is measured from outside (RemoteContext)
+        self.memory_taken: int | None = None
         self.watch_devices: str | None = None  # while probing: the stand-in device whose mix with the CPU is watched
         self.mixed_devices = ""  # what the last watched call mixed ("" when nothing)
         # check name -> "stand-in" | "inconclusive": device clauses this grader (no GPU) could not test for real
@@ -113,6 +120,17 @@ class Context:
         if raised != exc_type.__name__:
             what = "returned" if raised is None else f"raised {raised}"
             self.fail(prop, f"{name}({', '.join(describe(a) for a in args)}) {what}, expected {exc_type.__name__}")
+
+    def measure_memory(self, name: str, *args, **kwargs) -> tuple[Any, int | None]:
+        """``(name(*args, **kwargs), bytes it took)``: the memory is what the grader sees of the
+        student's kernel from outside (``memory_taken``), which no code in the kernel can rewrite;
+        None in this process, where the recorder's ``largest_created`` is all there is."""
+        self.watch_memory, self.memory_taken = True, None
+        try:
+            value = self.call(name, *args, **kwargs)
+        finally:
+            self.watch_memory = False
+        return value, self.memory_taken
 
     # ---- device propagation, without a GPU
     def probe_device(self, name: str, *args, prop: str = "output on the input's device", **kwargs):

@@ -73,7 +73,7 @@ class Session:
         self.cpu_deadline: float | None = None  # the kernel's CPU time (Kernel.cpu_seconds()), if limited
         self.outputs: list[dict] = []  # where outputs of student code go (the current cell's)
 
-    def request(self, message: dict) -> dict:
+    def request(self, message: dict, measure_memory: bool = False) -> dict:
         timeout = self.deadline - time.monotonic()
         if timeout <= 0:
             raise KernelTimeout("timed out", alive=True)
@@ -82,7 +82,7 @@ class Session:
             cpu_timeout = self.cpu_deadline - self.kernel.cpu_seconds()
             if cpu_timeout <= 0:
                 raise KernelTimeout("timed out", alive=True)
-        reply = self.kernel.request(message, timeout, cpu_timeout=cpu_timeout)
+        reply = self.kernel.request(message, timeout, cpu_timeout=cpu_timeout, measure_memory=measure_memory)
         self.outputs.extend(reply.get("outputs") or [])
         dropped = reply.get("dropped")
         if type(dropped) is int and dropped > 0:
@@ -160,8 +160,10 @@ class RemoteContext(Context):
         }
         if self.watch_devices:
             message["devices"] = self.watch_devices
-        reply = self.session.request(message)
+        reply = self.session.request(message, measure_memory=self.watch_memory)
         self._guarded(reply, label)
+        taken = (reply.get("outside") or {}).get("memory")  # the grader's own reading (Kernel.request)
+        self.memory_taken = taken if type(taken) is int else None
         mixed = reply.get("mixed") if self.watch_devices else None
         self.mixed_devices = student_text(mixed) if type(mixed) is str else ""
         largest = reply.get("largest")

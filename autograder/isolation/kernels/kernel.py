@@ -243,10 +243,13 @@ class Kernel:
         return namespace_pids(self.pidns)
 
     # ---- requests
-    def request(self, message: dict, timeout: float, interruptible: bool = True, cpu_timeout: float | None = None) -> dict:
+    def request(self, message: dict, timeout: float, interruptible: bool = True, cpu_timeout: float | None = None,
+                measure_memory: bool = False) -> dict:
         """Send one request and wait for its reply: at most ``timeout`` seconds of wall-clock time
         and, when given, ``cpu_timeout`` seconds of the kernel's CPU time (the limit a busy
-        machine does not change: see Limits)."""
+        machine does not change: see Limits). The reply's ``"outside"`` is the grader's own, whatever
+        the kernel sent: with ``measure_memory``, ``"memory"`` is the bytes the kernel's cgroup took
+        while the request ran (``Cgroup.memory_rise``), None when this machine cannot tell."""
         if self.dead:
             raise self.dead
         self._next_id += 1
@@ -258,6 +261,7 @@ class Kernel:
         except (TypeError, ValueError) as exc:
             raise KernelError(f"grader could not encode a request: {exc}", "grader") from None
         self.guard.begin(message)
+        rise = self.cgroup.memory_rise() if measure_memory and self.cgroup is not None else None
         self._write_all(wire.HEADER.pack(len(payload)) + payload, deadline)
         reply = self._read_reply(deadline, cpu_deadline)
         if reply is None:
@@ -272,6 +276,7 @@ class Kernel:
         if reply.get("id") != self._next_id:
             raise self._die("the kernel sent a reply out of turn (protocol broken)", "protocol")
         reply["guard"] = self.guard.end()  # the grader's own reading, whatever the reply said
+        reply["outside"] = {"memory": rise() if rise is not None else None}  # likewise
         return reply
 
     def _await_interrupted(self) -> dict | None:

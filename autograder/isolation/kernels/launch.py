@@ -119,6 +119,10 @@ def sandbox_env(device: str, threads: int | None, home: str = "/home/student", t
         "LANG": "C.UTF-8", "TMPDIR": tmp,
         "MPLBACKEND": "module://matplotlib_inline.backend_inline",
         "MALLOC_ARENA_MAX": "2", "PYTHONDONTWRITEBYTECODE": "1", "COURSE_DEVICE": device,
+        # freed memory under 64 MiB stays with the process for the next allocation instead of going back
+        # to the system and faulting in again: fewer page faults, and the memory a call takes, as the
+        # grader measures it from outside (Cgroup.memory_rise), is the memory it needs
+        "MALLOC_MMAP_THRESHOLD_": str(64 << 20), "MALLOC_TRIM_THRESHOLD_": str(256 << 20),
         "MPLCONFIGDIR": tmp + "/matplotlib", "IPYTHONDIR": tmp + "/ipython",
     }
     if threads:

@@ -7,6 +7,7 @@ import signal
 import time
 import uuid
 from pathlib import Path
+from typing import Callable
 
 # --------------------------------------------------------------------------- cgroups
 class Cgroup:
@@ -114,6 +115,45 @@ class Cgroup:
             pass
         return None
 
+    def memory_rise(self) -> "Callable[[], int | None] | None":
+        """Start watching, from outside the kernel, the memory this cgroup's processes take from here;
+        returns ``read()``: the bytes taken since the start (None when they cannot be read), the larger
+        of two counts the kernel cannot lower: how far the cgroup's peak rose above its usage at the
+        start, and its page faults since the start (a page's first touch), times the page size, which
+        memory let go during the call (a ballast freed to make room under the peak) does not offset.
+        None when this cgroup cannot restart its peak (cgroup v2 before Linux 6.12)."""
+        d = self.dirs["memory"]
+        peak = None
+        try:
+            if self.version == 1:
+                (d / "memory.max_usage_in_bytes").write_text("0")  # v1: the peak restarts from the usage now
+                start = int((d / "memory.usage_in_bytes").read_text())
+            else:
+                peak = open(d / "memory.peak", "r+")  # v2 (Linux 6.12+): a reset for this open file only
+                peak.write("reset\n")
+                peak.flush()
+                start = int((d / "memory.current").read_text())
+            faults = _page_faults(d)
+        except (OSError, ValueError, KeyError):
+            if peak is not None:
+                peak.close()
+            return None
+
+        def read() -> int | None:
+            try:
+                if peak is None:
+                    top = int((d / "memory.max_usage_in_bytes").read_text())
+                else:
+                    peak.seek(0)
+                    top = int(peak.read())
+                return max(0, top - start, (_page_faults(d) - faults) * os.sysconf("SC_PAGE_SIZE"))
+            except (OSError, ValueError, KeyError):
+                return None
+            finally:
+                if peak is not None:
+                    peak.close()
+        return read
+
     def out_of_memory(self) -> bool:
         d = self.dirs["memory"]
         try:
@@ -140,6 +180,14 @@ class Cgroup:
         self.kill_all()
         for d in set(self.dirs.values()):
             _rmdir(d)
+
+
+def _page_faults(d: Path) -> int:
+    """The page faults of the cgroup's processes so far (``memory.stat`` ``pgfault``, v1 and v2)."""
+    for line in (d / "memory.stat").read_text().splitlines():
+        if line.startswith("pgfault "):
+            return int(line.split()[1])
+    raise KeyError("pgfault")
 
 
 def kill_until_gone(list_pids, deadline: float = 5.0) -> None:

@@ -10,17 +10,20 @@ Ground truths, all computed here in float64 on the CPU from the grader's own inp
   ``h // group``), so the truth never runs a grouped-query code path of its own. Caches are the
   projections ``x W_k^T + b_k`` split into key/value heads.
 * ``blockwise_attention``: ``F.scaled_dot_product_attention`` with an explicit boolean mask (the
-  student may not call it). Whether the answer formed the ``(..., Nq, Nk)`` score matrix is read
-  from the recorder that watches graded calls with forbidden routines: it keeps the size of the
-  largest floating-point tensor a call created (``ctx.largest_created``), which the student's
-  code cannot see or change.
+  student may not call it). Whether the answer formed the ``(..., Nq, Nk)`` score matrix is
+  decided from outside the student's kernel: the memory one call takes at a size where the whole
+  matrix is twice the limit (``ctx.measure_memory``: the sandbox's cgroup, which no code in
+  the kernel can rewrite); the recorder in the student's process (``ctx.largest_created``, the size
+  of the largest floating-point tensor a call created) is a second witness, and the only one in
+  plain nbgrader.
 * ``greedy_generate``: the given ``PrefixMeanLM`` of the notebook, its logits written out here
   as a closed form (the mean embedding of the prefix and the last token's embedding through the
   head), on the whole prefix at every step; its call log says how the student fed it.
 """
 from autograder.checking import contract_clauses
 
-from .shared import A, ASSIGNMENT, BLOCKWISE_FORBIDDEN, CONTRACT, CSA_FORBIDDEN, LAYER_FORBIDDEN, SOFTMAX_FORBIDDEN  # noqa: F401 - the contract's names and numbers
+from .shared import (A, ASSIGNMENT, BLOCKWISE_FORBIDDEN, CONTRACT, CSA_FORBIDDEN, LAYER_FORBIDDEN, MEMORY_BLOCK, MEMORY_BLOCK_MIB,  # noqa: F401 - the contract's names and numbers
+                     MEMORY_D, MEMORY_LEAD, MEMORY_LIMIT_MIB, MEMORY_NK, MEMORY_NQ, MEMORY_WHOLE_MIB, SOFTMAX_FORBIDDEN)
 
 CLAUSES = contract_clauses(__file__, globals())
 

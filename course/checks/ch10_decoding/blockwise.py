@@ -7,7 +7,8 @@ import torch.nn.functional as F
 from autograder.checking import check, describe, expect_tensor
 
 from ..ground_truth import cpu64, float64_ok
-from .shared import BLOCKWISE_FORBIDDEN, A, _tensor_or_fail
+from .shared import (BLOCKWISE_FORBIDDEN, MEMORY_BLOCK, MEMORY_D, MEMORY_LEAD, MEMORY_LIMIT_MIB, MEMORY_NK, MEMORY_NQ, A,
+                     _tensor_or_fail)
 
 
 # ---------------------------------------------------------------- blockwise_attention
@@ -91,20 +92,43 @@ def blockwise_stability(ctx):
 
 @check(f"{A}.blockwise_attention.memory", "blockwise_attention", BLOCKWISE_FORBIDDEN)
 def blockwise_memory(ctx):
-    """No floating-point tensor larger than the inputs, the output or one block's products: never (..., Nq, Nk)."""
+    """Never (..., Nq, Nk): at most MEMORY_LIMIT_MIB taken at the MEMORY_* size, seen from outside the
+    student's kernel; and no floating-point tensor larger than the inputs, the output or one block's
+    products, by the recorder's count (the only measure in the student's own process)."""
     for lead, Nq, Nk, D, Dv, b, causal in [((2,), 24, 1000, 4, 3, 16, None), ((), 600, 600, 2, 2, 8, True), ((3,), 16, 960, 2, 4, 10, False)]:
         Q, K, V = _qkv(ctx, lead, Nq, Nk, D, Dv)
         inputs = _blockwise_inputs(Q, K, V, b, causal)
         _blockwise(ctx, Q, K, V, b, causal)
-        created = ctx.largest_created
-        if created is None:  # the recorder always runs for this check; None means the call was not recorded
-            ctx.fail("the grader records the tensors blockwise_attention creates", "no record came back", inputs)
-        lead_size = math.prod(lead)
-        allowed = max(Q.numel(), K.numel(), V.numel(), lead_size * Nq * Dv, lead_size * Nq * b * max(D, Dv))
-        if created > allowed:
-            ctx.fail(f"never more than one block of scores at once (no floating-point tensor over {allowed} elements)",
-                     f"it created a floating-point tensor of {created} elements (the full (..., Nq, Nk) scores have "
-                     f"{lead_size * Nq * Nk}): compute the scores of one block of block_size keys at a time", inputs)
+        _within_one_block(ctx, lead, Nq, Nk, D, Dv, b, Q, K, V, inputs)
+    _memory_from_outside(ctx)  # after those calls: what a first call loads once is not the answer's memory
+
+
+def _memory_from_outside(ctx):
+    lead, Nq, Nk, D, Dv, b = (MEMORY_LEAD,), MEMORY_NQ, MEMORY_NK, MEMORY_D, MEMORY_D, MEMORY_BLOCK
+    Q, K, V = (t.cpu() for t in _qkv(ctx, lead, Nq, Nk, D, Dv))
+    inputs = _blockwise_inputs(Q, K, V, b)
+    _, taken = ctx.measure_memory("blockwise_attention", Q, K, V, b)
+    whole = math.prod(lead) * Nq * Nk * 4 / 2**20
+    if taken is not None and taken > MEMORY_LIMIT_MIB * 2**20:
+        ctx.fail(f"at most {MEMORY_LIMIT_MIB} MiB of memory for one call at this size (one block of scores is "
+                 f"{math.prod(lead) * Nq * b * 4 / 2**20:g} MiB)",
+                 f"the call took {taken / 2**20:.1f} MiB, measured by the grader outside your code; the whole "
+                 f"(..., Nq, Nk) score matrix is {whole:g} MiB: compute the scores of one block of block_size keys "
+                 "at a time and let each block go before the next", inputs)
+    _within_one_block(ctx, lead, Nq, Nk, D, Dv, b, Q, K, V, inputs)
+
+
+def _within_one_block(ctx, lead, Nq, Nk, D, Dv, b, Q, K, V, inputs):
+    """The recorder's count for the last call: no floating-point tensor over one block's products."""
+    created = ctx.largest_created
+    if created is None:  # the recorder always runs for this check; None means the call was not recorded
+        ctx.fail("the grader records the tensors blockwise_attention creates", "no record came back", inputs)
+    lead_size = math.prod(lead)
+    allowed = max(Q.numel(), K.numel(), V.numel(), lead_size * Nq * Dv, lead_size * Nq * b * max(D, Dv))
+    if created > allowed:
+        ctx.fail(f"never more than one block of scores at once (no floating-point tensor over {allowed} elements)",
+                 f"it created a floating-point tensor of {created} elements (the full (..., Nq, Nk) scores have "
+                 f"{lead_size * Nq * Nk}): compute the scores of one block of block_size keys at a time", inputs)
 
 
 @check(f"{A}.blockwise_attention.dtype", "blockwise_attention", BLOCKWISE_FORBIDDEN)

@@ -23,3 +23,13 @@ def _tensor_or_fail(ctx, value, prop: str, inputs: str) -> torch.Tensor:
     if type(value) is not torch.Tensor:
         ctx.fail(prop, f"expected a torch.Tensor, got {type(value).__name__}", inputs)
     return value
+
+# The size at which the grader measures, from outside the student's kernel, the memory one call of
+# blockwise_attention takes (the sandbox's cgroup: Context.measure_memory): Q (MEMORY_LEAD, MEMORY_NQ,
+# MEMORY_D), K and V (MEMORY_LEAD, MEMORY_NK, MEMORY_D) on the CPU, block_size MEMORY_BLOCK; at most
+# MEMORY_LIMIT_MIB. Few queries and many keys: the whole score matrix is large, one block small, and an
+# answer that tiles the queries too still makes few blocks.
+MEMORY_LEAD, MEMORY_NQ, MEMORY_NK, MEMORY_D, MEMORY_BLOCK = 1, 1024, 65536, 4, 256
+MEMORY_WHOLE_MIB = MEMORY_LEAD * MEMORY_NQ * MEMORY_NK * 4 // 2**20  # the float32 (..., Nq, Nk) scores: 256
+MEMORY_BLOCK_MIB = MEMORY_LEAD * MEMORY_NQ * MEMORY_BLOCK * 4 // 2**20  # one block's scores: 1
+MEMORY_LIMIT_MIB = MEMORY_WHOLE_MIB // 2  # half the whole matrix: 128

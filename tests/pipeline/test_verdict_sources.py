@@ -1,0 +1,63 @@
+"""Where each verdict comes from (CONTRIBUTING, "Where a verdict comes from"): every field of a
+kernel's reply that the grader reads (``autograder/grading/``) is one of the student's answer
+itself, the grader's own reading (set by ``Kernel.request`` whatever the kernel sent), or something
+the kernel computed after student code ran, which is only a second witness beside a sealed or
+outside one. The fields that still decide alone from inside the kernel are named here, so that a
+new one cannot come in unnoticed and a closed one is taken off the list."""
+from __future__ import annotations
+
+import ast
+import re
+
+from tests.support import ROOT
+
+ANSWER = {  # what the student's code answered: the student's to choose in any case
+    "status", "value", "ename", "evalue", "error", "outputs", "dropped", "defined",
+}
+GRADER = {  # set by the grader in Kernel.request, over anything the kernel sent
+    "guard": "the guard's signed records, read and checked by guardlog.py",
+    "outside": "what the grader measured of the kernel from outside: the memory its cgroup took",
+}
+WITNESS = {  # computed in the kernel after student code ran; a sealed or outside witness decides beside it
+    "largest": "the recorder's largest tensor: beside the memory measured outside (outside.memory)",
+    "forbidden": "the recorder's routines: beside the guard's refusals at torch's dispatcher (guard.hits)",
+    "tampered": "the recorder found off torch's stacks: only ever fails an answer",
+}
+STILL_INSIDE = {  # decide alone from inside the kernel: issue 34, items 3 and 4
+    "mixed": "the device probe's finding (DeviceWatch)",
+    "mutated": "the arguments the call changed in place (the runner's snapshots)",
+}
+
+
+def _fields_read(path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
+            owner = node.func.value
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
+            owner = node.value
+        else:
+            continue
+        key = node.args[0] if isinstance(node, ast.Call) and node.args else getattr(node, "slice", None)
+        if isinstance(owner, ast.Name) and owner.id == "reply" and isinstance(key, ast.Constant) and isinstance(key.value, str):
+            found.add(key.value)
+    return found
+
+
+def test_every_reply_field_the_grader_reads_says_where_it_comes_from():
+    read = set()
+    for path in sorted((ROOT / "autograder" / "grading").glob("*.py")):
+        read |= _fields_read(path)
+    known = ANSWER | set(GRADER) | set(WITNESS) | set(STILL_INSIDE)
+    assert read - known == set(), f"reply fields the grader reads without saying where they come from: {sorted(read - known)}"
+    assert set(STILL_INSIDE) <= read, f"no longer read, take them off STILL_INSIDE: {sorted(set(STILL_INSIDE) - read)}"
+    assert set(GRADER) <= read and set(WITNESS) <= read
+
+
+def test_the_grader_sets_its_own_fields_whatever_the_kernel_sent():
+    source = (ROOT / "autograder" / "isolation" / "kernels" / "kernel.py").read_text(encoding="utf-8")
+    request = source[source.index("    def request("):source.index("\n    def ", source.index("    def request(") + 10)]
+    for field in GRADER:
+        assigned = re.findall(rf'^\s+reply\["{field}"\] = ', request, re.M)
+        assert len(assigned) == 1, f"Kernel.request must set reply[{field!r}] itself, once, on every reply"
+        assert request.rindex(f'reply["{field}"] = ') > request.index("self._read_reply("), field
