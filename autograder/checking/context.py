@@ -68,7 +68,8 @@ class Context:
         self.memory_taken: int | None = None
         self.watch_devices: str | None = None  # while probing: the stand-in device whose mix with the CPU is watched
         self.mixed_devices = ""  # what the last watched call mixed ("" when nothing)
-        # check name -> "stand-in" | "inconclusive": device clauses this grader (no GPU) could not test for real
+        # check name -> "stand-in" | "inconclusive" (device clauses this grader, no GPU, could not test for real)
+        # | "unmeasured" (a memory clause this grader could not measure from outside the kernel)
         self.untested: dict[str, str] = {}
 
     # ---- random inputs (drawn on the CPU generator, then moved: reproducible on any device)
@@ -121,15 +122,22 @@ class Context:
             what = "returned" if raised is None else f"raised {raised}"
             self.fail(prop, f"{name}({', '.join(describe(a) for a in args)}) {what}, expected {exc_type.__name__}")
 
+    # a grader that runs the student's code in a kernel of its own (RemoteContext) can watch it from outside
+    outside = False
+
     def measure_memory(self, name: str, *args, **kwargs) -> tuple[Any, int | None]:
         """``(name(*args, **kwargs), bytes it took)``: the memory is what the grader sees of the
         student's kernel from outside (``memory_taken``), which no code in the kernel can rewrite;
-        None in this process, where the recorder's ``largest_created`` is all there is."""
+        None in this process, where the recorder's ``largest_created`` is all there is. A sandboxed
+        grader that cannot read it (no cgroup of its own for the kernel) reports the clause as not
+        measured (``untested``), never passes it in silence."""
         self.watch_memory, self.memory_taken = True, None
         try:
             value = self.call(name, *args, **kwargs)
         finally:
             self.watch_memory = False
+        if self.memory_taken is None and self.outside:
+            self.untested[self.check.name] = "unmeasured"
         return value, self.memory_taken
 
     # ---- device propagation, without a GPU
@@ -328,9 +336,11 @@ class LocalContext(Context):
 
 # --------------------------------------------------------------------------- entry point
 def untested_note(untested: dict[str, str]) -> str:
-    """One line for a notebook's report: the device clauses a grader without a GPU did not test."""
+    """One line for a notebook's report: the device clauses a grader without a GPU did not test, and the
+    memory clauses it could not measure from outside the kernel."""
     stand_in = sorted(c for c, why in untested.items() if why == "stand-in")
     nothing = sorted(c for c, why in untested.items() if why == "inconclusive")
+    unmeasured = sorted(c for c, why in untested.items() if why == "unmeasured")
     parts = []
     if stand_in:
         parts.append(f"{', '.join(stand_in)} passed with PyTorch's `meta` device standing in for a GPU "
@@ -338,7 +348,11 @@ def untested_note(untested: dict[str, str]) -> str:
     if nothing:
         parts.append(f"{', '.join(nothing)} could not be probed (the function uses an operation the `meta` device "
                      "cannot run, such as `.item()`)")
-    return "device clauses not tested on a GPU (this grader has none): " + "; ".join(parts) if parts else ""
+    notes = ["device clauses not tested on a GPU (this grader has none): " + "; ".join(parts)] if parts else []
+    if unmeasured:
+        notes.append(f"{', '.join(unmeasured)}: memory not measured from outside the kernel (it has no cgroup of its own "
+                     "here); decided by the recorder in the kernel alone")
+    return "; ".join(notes)
 
 
 def run_check(name: str, namespace: dict, seed: int | None = None) -> None:

@@ -109,6 +109,8 @@ class Session:
 class RemoteContext(Context):
     """Runs a check here; the student's code runs in the sandboxed kernel."""
 
+    outside = True
+
     def __init__(self, check, session: Session, seed: int | None = None, device: torch.device | None = None):
         super().__init__(check, seed, device)
         self.session = session

@@ -132,6 +132,11 @@ def grade_in_process(assignment: str, namespace: dict, root: Path = COURSE_ROOT,
 
 
 # --------------------------------------------------------------------------- a class
+# what this grader could not settle for anyone (no GPU: the `meta` stand-in; no cgroup of a kernel's own: memory
+# not measured from outside), said once per report, not on every student's row
+RUN_WIDE = ("stand-in", "unmeasured")
+
+
 def _device_note(untested: dict[str, str]) -> str:
     """``checking.untested_note``, imported when there is a clause to name (it brings PyTorch)."""
     from ..checking import untested_note
@@ -194,7 +199,7 @@ class StudentResult:
         """The notes about this student's submission alone: the run's own (a device clause that only
         the ``meta`` stand-in tested, as for everyone graded here) go once per report instead
         (``ClassReport.run_notes``); a clause this student's code kept from being probed stays."""
-        probed = {check: why for check, why in self.untested.items() if why != "stand-in"}
+        probed = {check: why for check, why in self.untested.items() if why not in RUN_WIDE}
         return self.notes + ([_device_note(probed)] if probed else [])
 
     def all_notes(self) -> list[str]:
@@ -259,9 +264,10 @@ class ClassReport:
 
     def run_notes(self) -> list[str]:
         """Notes about the whole run, written once per report (not on every row): the device
-        clauses that only PyTorch's ``meta`` device, standing in for the GPU this grader lacks, tested."""
-        stand_in = {check: why for s in self.students for check, why in s.untested.items() if why == "stand-in"}
-        return [_device_note(stand_in)] if stand_in else []
+        clauses that only PyTorch's ``meta`` device, standing in for the GPU this grader lacks, tested,
+        and the memory clauses it could not measure from outside the kernel."""
+        run_wide = {check: why for s in self.students for check, why in s.untested.items() if why in RUN_WIDE}
+        return [_device_note(run_wide)] if run_wide else []
 
     def write(self, folder: Path) -> list[Path]:
         """``folder``/<assignment>.csv (one row per student, non-submitters included), .md (the table,

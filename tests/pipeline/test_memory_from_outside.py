@@ -21,7 +21,7 @@ import re
 import pytest
 import torch
 
-from autograder.checking import CheckFailure
+from autograder.checking import CheckFailure, untested_note
 from autograder.checking.failures import StudentCodeError
 from autograder.grading.decide import RemoteContext, Session
 from autograder.grading.scan import StudentSource
@@ -87,6 +87,11 @@ def kernel():
 
 def _verdict(kernel, code: str) -> tuple[str, int | None]:
     """(the memory check's verdict on ``code``, the bytes its measured call took, from outside)."""
+    verdict, ctx = _graded(kernel, code)
+    return verdict, ctx.memory_taken
+
+
+def _graded(kernel, code: str) -> tuple[str, RemoteContext]:
     reply = kernel.request({"op": "run", "code": "import math\nimport torch\n" + code, "interactive": False}, 60)
     assert reply["status"] == "ok", reply.get("error")
     session = Session(kernel, StudentSource([], []))  # no source to scan: only what the kernel does decides
@@ -96,14 +101,24 @@ def _verdict(kernel, code: str) -> tuple[str, int | None]:
     try:
         MEMORY.func(ctx)
     except (StudentCodeError, CheckFailure) as exc:
-        return "wrong: " + str(exc), ctx.memory_taken
-    return "pass", ctx.memory_taken
+        return "wrong: " + str(exc), ctx
+    return "pass", ctx
 
 
 def test_the_grader_measures_the_kernel_from_outside(kernel):
     """This machine's sandbox gives each kernel a cgroup whose memory the grader can read: otherwise
     the clause would fall back to the recorder alone, and the attacks below would pass."""
     assert kernel.cgroup is not None and kernel.cgroup.memory_rise() is not None
+
+
+def test_a_grader_that_cannot_measure_says_so(kernel, monkeypatch):
+    """No cgroup of the kernel's own to read (or a cgroup v2 that cannot restart its peak): the clause
+    is decided by the recorder alone, and the report says so instead of passing it in silence."""
+    monkeypatch.setattr(kernel.cgroup, "memory_rise", lambda: None)
+    verdict, ctx = _graded(kernel, _reference())
+    assert verdict == "pass" and ctx.memory_taken is None, verdict
+    assert ctx.untested == {CLAUSE: "unmeasured"}, ctx.untested
+    assert "memory not measured from outside the kernel" in untested_note(ctx.untested)
 
 
 @pytest.mark.parametrize("answer", ["reference", *[p.stem for p in ALTERNATIVES]])

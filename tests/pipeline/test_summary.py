@@ -161,3 +161,15 @@ def test_written_answers_nobody_has_graded_are_to_grade_not_lost_points(tmp_path
     assert "| t1 | 4 | 1 |" in lost and "written" not in lost, text
     assert "| written | 4 to grade | 2 |" in text, text
     assert "| 90-100 % | 1 |" in text, text  # ada: all the points graded so far
+
+
+def test_memory_this_grader_could_not_measure_is_said_once_for_the_run():
+    """A grader whose kernels have no cgroup of their own cannot measure a memory clause from outside
+    for anyone: one line for the run, on no student's row."""
+    students, absent = _class()
+    for s in students:
+        s.add_untested({"10.blockwise_attention.memory": "unmeasured"})
+    report = ClassReport("01-x", students=students, absent=absent)
+    lines = [line for line in report.table().splitlines() if "memory not measured from outside" in line]
+    assert len(lines) == 1 and lines[0].startswith("note: "), lines
+    assert all(not s.own_notes() for s in students)
