@@ -126,14 +126,15 @@ def check_notebook(path: Path, assignment: str, limits: Limits | None = None, un
 
 
 # --------------------------------------------------------------------------- from a notebook cell
-def _this_notebook(folder: Path) -> tuple[Path, str]:
-    """The notebook this kernel belongs to, as a file: (path, where it came from)."""
+def _this_notebook(folder: Path, pass_the_path: str = PASS_THE_PATH) -> tuple[Path, str]:
+    """The notebook this kernel belongs to, as a file: (path, where it came from). ``pass_the_path``:
+    the call that names the file, for the caller's own advice where none can be found."""
     if "google.colab" in sys.modules:  # Colab keeps the notebook in the browser; ask the front end for it
         from google.colab import _message  # type: ignore[import-not-found]
 
         reply = _message.blocking_request("get_ipynb", request="", timeout_sec=60)
         if not reply or "ipynb" not in reply:
-            raise RuntimeError(f"Colab did not hand over the notebook; save it (File > Download .ipynb) and run {PASS_THE_PATH}")
+            raise RuntimeError(f"Colab did not hand over the notebook; save it (File > Download .ipynb) and run {pass_the_path}")
         import json
 
         target = folder / "notebook.ipynb"
@@ -150,7 +151,7 @@ def _this_notebook(folder: Path) -> tuple[Path, str]:
         if candidate and Path(candidate).suffix == ".ipynb" and Path(candidate).is_file():
             return Path(candidate), f"{Path(candidate).name} as last saved (save first to check your latest edits)"
     raise RuntimeError(f"cannot find this notebook's file (no Jupyter server names it, as under nbconvert); pass its path: "
-                       f"{PASS_THE_PATH}")
+                       f"{pass_the_path}")
 
 
 @dataclass(repr=False)

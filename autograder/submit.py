@@ -62,7 +62,8 @@ def submit(url: str, token: str, notebook: str | os.PathLike | None = None, assi
     from .selfcheck import _this_notebook, guess_assignment
 
     with tempfile.TemporaryDirectory(prefix="submit-") as tmp:
-        path = Path(notebook).resolve() if notebook is not None else _this_notebook(Path(tmp))[0]
+        advice = f"from autograder.submit import submit; submit({url!r}, TOKEN, 'path/to/notebook.ipynb')"
+        path = Path(notebook).resolve() if notebook is not None else _this_notebook(Path(tmp), advice)[0]
         content = path.read_bytes()
         name = assignment or guess_assignment(path)
     body, kind = _multipart("notebook", f"{name}.ipynb", content)

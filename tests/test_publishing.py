@@ -474,3 +474,17 @@ def test_formgrader_server_has_the_2026_security_fixes():
     assert pinned and release(pinned.group(1)) >= floor, "requirements.txt pins no jupyter-server with the fixes"
     assert extra and release(extra.group(1)) >= floor, "the [grading] extra allows a jupyter-server without the fixes"
     assert release(version("jupyter-server")) >= floor
+
+
+def test_what_grading_and_the_service_write_in_the_course_root_is_not_committed():
+    """Students' work and grades are the instructor's, never the repository's: every folder and file
+    that grading, feedback and the service write in the course root is ignored by git."""
+    import subprocess
+
+    from autograder.service.uploads import HISTORY
+
+    for written in (f"{HISTORY}/ada/01-x/0001.ipynb", "submitted/ada/01-x/01-x.ipynb", "autograded/ada/01-x/01-x.ipynb",
+                    "feedback/ada/01-x/01-x.html", "gradebook.db", "reports/01-x.csv", "exchange/x", "downloaded/x"):
+        ignored = subprocess.run(["git", "check-ignore", "-q", "--no-index", written], cwd=ROOT)
+        assert ignored.returncode == 0, f"{written} is not ignored by git (.gitignore)"
+

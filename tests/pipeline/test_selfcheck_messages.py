@@ -32,3 +32,16 @@ def test_the_returned_report_shows_as_one_short_line():
     assert "6/12" in shown and "not full marks" in shown, shown
     assert len(repr(report)) > 500, "the plain Report's repr is the long one this replaces"
     assert SelfCheckReport(report.assignment, report.cells, report.notes).full_marks is False
+
+
+def test_submit_without_a_named_notebook_says_how_to_submit_not_how_to_check(tmp_path, monkeypatch):
+    """`submit(url, token)` where no Jupyter server names the notebook: the advice is submit's own
+    call with the path (it was selfcheck's), and the token is not printed back."""
+    from autograder.submit import submit
+
+    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
+    with pytest.raises(RuntimeError) as caught:
+        submit("http://127.0.0.1:9", "secret-token-123", quiet=True)
+    message = str(caught.value)
+    assert "from autograder.submit import submit; submit('http://127.0.0.1:9', TOKEN, 'path/to/notebook.ipynb')" in message, message
+    assert "selfcheck" not in message and "secret-token-123" not in message, message
