@@ -193,9 +193,11 @@ def _check_deadline(settings: Settings, assignment: str, student: str, when: dat
 
 
 def _check_rate(settings: Settings, student: str, when: datetime.datetime) -> None:
-    since = when - datetime.timedelta(seconds=settings.rate_window)
-    count, oldest = store.recent_count(settings.engine, student, since)
-    if count >= settings.rate_limit:
+    """Counted at the door, before the body is read: every upload that gets past here counts, refused or not."""
+    over = store.admit_upload(settings.engine, student, when, settings.rate_window, settings.rate_limit)
+    if over is not None:
+        count, oldest = over
+        since = when - datetime.timedelta(seconds=settings.rate_window)
         wait = max(1, math.ceil((oldest - since).total_seconds())) if oldest else int(settings.rate_window)
         raise Refused(429, f"{count} uploads in the last {settings.rate_window:g} s (at most {settings.rate_limit}): "
                            f"try again in {wait} s", {"Retry-After": str(wait)})

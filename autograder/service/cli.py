@@ -31,7 +31,8 @@ def add_commands(sub) -> None:
     p.add_argument("--worker-name", default=None, help="this worker's name in the queue (default HOST:PORT); a restart "
                                                        "under the same name queues again what it was grading")
     p.add_argument("--max-upload", type=float, default=5.0, help="largest accepted notebook, MB (default 5)")
-    p.add_argument("--rate-limit", type=int, default=10, help="uploads per student per --rate-window (default 10)")
+    p.add_argument("--rate-limit", type=int, default=10,
+                   help="uploads per student per --rate-window, counted as they arrive, refused ones too (default 10)")
     p.add_argument("--rate-window", type=float, default=300.0, help="seconds (default 300)")
     p.add_argument("--late-days", type=float, default=None,
                    help="days after the due date (and extension) uploads are still taken (default: the late policy's, until all points are gone)")

@@ -48,6 +48,14 @@ SUBMISSIONS = sa.Table(
     sa.Column("result", sa.Text, nullable=True),  # JSON: score, max_score, questions, problem
     sa.Column("graded_at", sa.DateTime, nullable=True),
 )
+# every upload a student starts, counted at the door before its body is read, whatever becomes of it
+# (accepted, or refused as no notebook, too large, too late): what the rate limit counts (admit_upload)
+DOOR = sa.Table(
+    "autograder_door", META,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("student", sa.String(255), nullable=False, index=True),
+    sa.Column("at", sa.DateTime, nullable=False),
+)
 ROLES = ("student", "instructor")
 
 
@@ -131,12 +139,32 @@ def enqueue(engine: sa.Engine, student: str, assignment: str, stored: str, submi
     return new_id, replaced
 
 
-def recent_count(engine: sa.Engine, student: str, since: datetime.datetime) -> tuple[int, datetime.datetime | None]:
-    """How many uploads ``student`` made since ``since``, and the oldest of them."""
-    with engine.connect() as conn:
-        row = conn.execute(sa.select(sa.func.count(), sa.func.min(SUBMISSIONS.c.submitted_at))
-                           .where(SUBMISSIONS.c.student == student, SUBMISSIONS.c.submitted_at >= since)).one()
-    return int(row[0]), row[1]
+class _OverLimit(Exception):
+    def __init__(self, count: int, oldest: datetime.datetime | None):
+        super().__init__(count)
+        self.count, self.oldest = count, oldest
+
+
+def admit_upload(engine: sa.Engine, student: str, when: datetime.datetime, window: float, limit: int) -> tuple[int, datetime.datetime | None] | None:
+    """Count an upload of ``student`` at the door, before its body is read: None when it may go
+    on (it is counted, whatever becomes of it), else (the uploads counted in the last ``window``
+    seconds, the oldest of them) and it is not counted. One decision at a time per student, across
+    service processes: SQLite's write lock, taken by the insert, holds until the count is decided;
+    PostgreSQL, a transaction lock on the student's name. Rows older than the window go."""
+    since = when - datetime.timedelta(seconds=window)
+    try:
+        with engine.begin() as conn:
+            if conn.dialect.name == "postgresql":
+                conn.execute(sa.text("SELECT pg_advisory_xact_lock(hashtext(:key))"), {"key": f"autograder-door:{student}"})
+            conn.execute(DOOR.insert().values(student=student, at=when))
+            conn.execute(DOOR.delete().where(DOOR.c.student == student, DOOR.c.at < since))
+            count, oldest = conn.execute(sa.select(sa.func.count(), sa.func.min(DOOR.c.at))
+                                         .where(DOOR.c.student == student, DOOR.c.at >= since)).one()
+            if count > limit:
+                raise _OverLimit(int(count) - 1, oldest)  # rolls back this upload's row: a refusal here costs nothing
+    except _OverLimit as over:
+        return over.count, over.oldest
+    return None
 
 
 def claim(engine: sa.Engine, worker: str, limit: int) -> list[dict]:

@@ -26,7 +26,8 @@ from tests.support.studentwork import perfect_submission
 
 CLOSED = "02-inner-products"  # given a due date long past in the fixture
 OTHER = "10-decoding"  # a notebook of another assignment, uploaded to ASSIGNMENT
-RATE = 3  # uploads per student per hour in this service
+RATE = 3  # uploads per student per hour in this service, counted at the door (refused ones too)
+REFUSED = ("jon", "kai", "liv", "max")  # students who send bad uploads, RATE at most each
 
 
 def _nb(nb) -> bytes:
@@ -36,7 +37,7 @@ def _nb(nb) -> bytes:
 @pytest.fixture(scope="module")
 def cls(tmp_path_factory):
     course = make_course_copy(ROOT, tmp_path_factory.mktemp("service") / "course")
-    tokens = {s: token(course, s, "--create") for s in ("ada", "bob", "cat", "dan", "eve", "fay", "gus", "hal")}
+    tokens = {s: token(course, s, "--create") for s in ("ada", "bob", "cat", "dan", "eve", "fay", "gus", "hal", *REFUSED)}
     tokens["prof"] = token(course, "--instructor", "prof")
     nbgrader(["db", "assignment", "add", CLOSED, "--duedate", "2020-01-01 00:00:00 UTC"], course)
     from nbgrader.api import Gradebook
@@ -92,22 +93,43 @@ def test_instructor_endpoints_need_an_instructor(cls):
 
 # --------------------------------------------------------------------------- bad uploads
 def test_bad_uploads_are_refused_with_their_reason(cls):
-    with _client(cls, "hal") as c:
+    """Each refusal past the door counts toward its student's rate limit: two students send them."""
+    with _client(cls, REFUSED[0]) as c, _client(cls, REFUSED[1]) as d:
         r = submit(c, ASSIGNMENT, b"print('hello')\n", "answers.py")
         assert r.status_code == 422 and "not valid JSON" in r.json()["detail"], r.text
         r = submit(c, ASSIGNMENT, b'{"cells": [', "broken.ipynb")
         assert r.status_code == 422 and "not valid JSON" in r.json()["detail"], r.text
         r = submit(c, ASSIGNMENT, b'{"a": 1}', "other.ipynb")
         assert r.status_code == 422 and "not a Jupyter notebook" in r.json()["detail"], r.text
-        r = submit(c, "99-no-such-chapter", cls["perfect"])
+        r = submit(d, "99-no-such-chapter", cls["perfect"])  # refused before the door: not counted
         assert r.status_code == 404 and ASSIGNMENT in r.json()["detail"], r.text
-        r = c.post(f"/api/assignments/{ASSIGNMENT}/submissions", data={"other": "x"})
+        r = d.post(f"/api/assignments/{ASSIGNMENT}/submissions", data={"other": "x"})
         assert r.status_code == 422 and "'notebook'" in r.json()["detail"], r.text
-        r = submit(c, ASSIGNMENT, b'{"cells": ' + b"[" * 100_000 + b"]" * 100_000 + b', "nbformat": 4}', "deep.ipynb")
+        r = submit(d, ASSIGNMENT, b'{"cells": ' + b"[" * 100_000 + b"]" * 100_000 + b', "nbformat": 4}', "deep.ipynb")
         assert r.status_code == 422 and "nested too deeply" in r.json()["detail"], r.text  # not a 500
-        r = submit(c, ASSIGNMENT, _nb(perfect_submission(OTHER, ROOT)), f"{OTHER}.ipynb")
+        r = submit(d, ASSIGNMENT, _nb(perfect_submission(OTHER, ROOT)), f"{OTHER}.ipynb")
         assert r.status_code == 422 and f"the notebook of {OTHER}, not of {ASSIGNMENT}" in r.json()["detail"], r.text
-        assert c.get("/api/submissions").json() == []  # nothing of these was accepted
+        assert c.get("/api/submissions").json() == d.get("/api/submissions").json() == []  # nothing of these was accepted
+
+
+def test_the_rate_limit_counts_at_the_door_refused_uploads_too(cls):
+    """Eight uploads sent at once by one student: the first RATE past the door are judged (here
+    refused as no notebook), the others answer 429 before their body is read; and a good notebook
+    after them is refused too, since refusals count. (The limit had been checked before the body
+    was read and counted only accepted uploads recorded after it: all eight got through.)"""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(_):
+        with _client(cls, REFUSED[2]) as c:
+            return submit(c, ASSIGNMENT, b"not a notebook", "x.ipynb").status_code
+
+    with ThreadPoolExecutor(8) as pool:
+        codes = sorted(pool.map(one, range(8)))
+    assert codes == [422] * RATE + [429] * (8 - RATE), codes
+    with _client(cls, REFUSED[2]) as c:
+        r = submit(c, ASSIGNMENT, cls["perfect"])
+        assert r.status_code == 429 and 0 < int(r.headers["retry-after"]) <= 3600, r.text
+        assert c.get("/api/submissions").json() == []
 
 
 def test_only_another_assignments_own_cells_make_a_notebook_the_wrong_one():
@@ -128,7 +150,7 @@ def test_only_another_assignments_own_cells_make_a_notebook_the_wrong_one():
 
 def test_100_mb_is_refused_while_it_arrives(cls):
     big = b"x" * (100 * 1024 * 1024)
-    with _client(cls, "hal") as c:
+    with _client(cls, "hal") as c:  # two uploads: within the rate limit
         r = submit(c, ASSIGNMENT, big, "huge.ipynb")  # Content-Length says it
         assert r.status_code == 413, r.text
 
