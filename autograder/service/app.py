@@ -39,6 +39,7 @@ class Settings:
     rate_limit: int = 10  # uploads per student ...
     rate_window: float = 300.0  # ... in this many seconds (else 429)
     late_window: datetime.timedelta = datetime.timedelta(days=10)
+    history_keep: int = 20  # numbered copies kept per student and assignment in service-history/ (0: all)
     wake: object = None  # the worker's event: set when a submission is queued
     hub: object = None  # hub.HubLogin when JupyterHub runs the service: its OAuth cookie identifies a caller
 
@@ -103,7 +104,8 @@ def _submission_routes(app: FastAPI, settings: Settings) -> None:
         _check_rate(settings, who.name, when)
         data, filename = await _read_upload(request, settings.max_bytes)
         check_assignment(settings.root, assignment, read_notebook(data, filename), filename)
-        kept = store_upload(settings.root, settings.submitted(who.name, assignment), who.name, assignment, data, when)
+        kept = store_upload(settings.root, settings.submitted(who.name, assignment), who.name, assignment, data, when,
+                            settings.history_keep)
         sub_id, replaced = store.enqueue(settings.engine, who.name, assignment, str(kept.relative_to(settings.root)), when)
         if settings.wake is not None:
             settings.wake.set()

@@ -31,6 +31,8 @@ def add_commands(sub) -> None:
     p.add_argument("--worker-name", default=None, help="this worker's name in the queue (default HOST:PORT); a restart "
                                                        "under the same name queues again what it was grading")
     p.add_argument("--max-upload", type=float, default=5.0, help="largest accepted notebook, MB (default 5)")
+    p.add_argument("--history-keep", type=int, default=20,
+                   help="uploads kept per student and assignment in service-history/, the newest (default 20; 0: all)")
     p.add_argument("--rate-limit", type=int, default=10,
                    help="uploads per student per --rate-window, counted as they arrive, refused ones too (default 10)")
     p.add_argument("--rate-window", type=float, default=300.0, help="seconds (default 300)")
@@ -104,7 +106,7 @@ def cmd_service(args) -> int:
                     log=lambda m: print(m, flush=True))
     late = datetime.timedelta(days=args.late_days) if args.late_days is not None else late_window_of(coursedir.config)
     settings = Settings(root=root, engine=engine, max_bytes=int(args.max_upload * 1024 * 1024), rate_limit=args.rate_limit,
-                        rate_window=args.rate_window, late_window=late, wake=worker.wake,
+                        rate_window=args.rate_window, late_window=late, wake=worker.wake, history_keep=args.history_keep,
                         hub=hub.from_environment(engine, args.hub_instructors),
                         submitted=lambda s, a: Path(coursedir.format_path(coursedir.submitted_directory, s, a)))
     app = create_app(settings)

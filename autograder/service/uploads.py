@@ -7,7 +7,8 @@ renamed over the old one, and the folder fsynced, before the service answers 202
 * ``submitted/<student>/<assignment>/<assignment>.ipynb`` and ``timestamp.txt``: the latest
   upload, which ``python -m autograder grade``, formgrader and ``nbgrader export`` read as they
   read any collected submission;
-* ``service-history/<student>/<assignment>/0001.ipynb``, ``0002.ipynb``, ...: every upload, numbered.
+* ``service-history/<student>/<assignment>/0001.ipynb``, ``0002.ipynb``, ...: every upload, numbered;
+  the newest ``--history-keep`` of them stay (a student cannot fill the disk that holds the gradebook).
 """
 from __future__ import annotations
 
@@ -93,18 +94,24 @@ def _durable_write(path: Path, data: bytes) -> None:
         os.close(dirfd)
 
 
-def store(root: Path, submitted_dir: Path, student: str, assignment: str, data: bytes, when: datetime.datetime) -> Path:
+def store(root: Path, submitted_dir: Path, student: str, assignment: str, data: bytes, when: datetime.datetime,
+          keep: int = 0) -> Path:
     """The upload into the history (numbered) and into submitted/ (the one that counts); returns
-    the history copy."""
+    the history copy. ``keep`` > 0: only the newest ``keep`` copies of this student's assignment stay
+    in the history (the numbers go on; grading reads submitted/, never the history)."""
     history = Path(root) / HISTORY / student / assignment
     history.mkdir(parents=True, exist_ok=True)
-    number = 1 + max([int(p.stem) for p in history.glob("[0-9]*.ipynb") if p.stem.isdigit()] + [0])
+    numbers = sorted(int(p.stem) for p in history.glob("[0-9]*.ipynb") if p.stem.isdigit())
+    number = 1 + max(numbers + [0])
     kept = history / f"{number:04d}.ipynb"
     _durable_write(kept, data)
     stamp = when.strftime("%Y-%m-%d %H:%M:%S.%f UTC").encode()
     _durable_write(history / f"{number:04d}.timestamp.txt", stamp)
     _durable_write(Path(submitted_dir) / f"{assignment}.ipynb", data)
     _durable_write(Path(submitted_dir) / "timestamp.txt", stamp)
+    for old in (numbers + [number])[:-keep] if keep > 0 else []:
+        for path in (history / f"{old:04d}.ipynb", history / f"{old:04d}.timestamp.txt"):
+            path.unlink(missing_ok=True)
     return kept
 
 

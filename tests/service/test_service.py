@@ -148,6 +148,23 @@ def test_only_another_assignments_own_cells_make_a_notebook_the_wrong_one():
     assert refused.value.status == 422 and OTHER in refused.value.message
 
 
+def test_the_history_keeps_the_newest_uploads_only(tmp_path):
+    """Every accepted upload was kept forever: one student could fill the disk that holds the
+    gradebook. Now the newest ``keep`` per student and assignment stay, numbered on; the upload that
+    counts (submitted/) is always the latest."""
+    from autograder.service.uploads import HISTORY, store
+
+    when = datetime.datetime(2026, 12, 1, 12, 0, 0)
+    for k in range(1, 6):
+        kept = store(tmp_path, tmp_path / "submitted" / "ada" / ASSIGNMENT, "ada", ASSIGNMENT, f"v{k}".encode(), when, keep=3)
+    history = tmp_path / HISTORY / "ada" / ASSIGNMENT
+    assert sorted(p.name for p in history.iterdir()) == [f"{n:04d}.{ext}" for n in (3, 4, 5) for ext in ("ipynb", "timestamp.txt")]
+    assert kept == history / "0005.ipynb" and kept.read_bytes() == b"v5"
+    assert (tmp_path / "submitted" / "ada" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_bytes() == b"v5"
+    store(tmp_path, tmp_path / "other", "ada", ASSIGNMENT, b"v6", when)  # keep=0: nothing goes
+    assert len(list(history.glob("*.ipynb"))) == 4
+
+
 def test_100_mb_is_refused_while_it_arrives(cls):
     big = b"x" * (100 * 1024 * 1024)
     with _client(cls, "hal") as c:  # two uploads: within the rate limit
