@@ -20,6 +20,7 @@ from pathlib import Path
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
+from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartParser
 
@@ -103,9 +104,11 @@ def _submission_routes(app: FastAPI, settings: Settings) -> None:
         _check_deadline(settings, assignment, who.name, when)
         _check_rate(settings, who.name, when)
         data, filename = await _read_upload(request, settings.max_bytes)
-        check_assignment(settings.root, assignment, read_notebook(data, filename), filename)
-        kept = store_upload(settings.root, settings.submitted(who.name, assignment), who.name, assignment, data, when,
-                            settings.history_keep)
+        # reading, validating and writing (fsync) the upload take a thread, not the event loop every caller shares
+        notebook = await run_in_threadpool(read_notebook, data, filename)
+        await run_in_threadpool(check_assignment, settings.root, assignment, notebook, filename)
+        kept = await run_in_threadpool(store_upload, settings.root, settings.submitted(who.name, assignment), who.name,
+                                       assignment, data, when, settings.history_keep)
         sub_id, replaced = store.enqueue(settings.engine, who.name, assignment, str(kept.relative_to(settings.root)), when)
         if settings.wake is not None:
             settings.wake.set()

@@ -24,6 +24,7 @@ import nbformat
 from ..notebooks import cells, coursedir
 
 HISTORY = "service-history"
+MAX_CELLS = 2000  # the course's notebooks have at most a few dozen; a student's scratch cells fit many times over
 
 
 class Refused(Exception):
@@ -48,6 +49,9 @@ def read_notebook(data: bytes, filename: str) -> nbformat.NotebookNode:
     if not isinstance(content, dict) or "cells" not in content or "nbformat" not in content:
         raise Refused(422, f"{filename!r} is JSON but not a Jupyter notebook (no 'cells' and 'nbformat'). "
                            f"Upload the assignment's .ipynb file.")
+    if isinstance(content["cells"], list) and len(content["cells"]) > MAX_CELLS:  # before nbformat's validation, which
+        raise Refused(422, f"{filename!r} has {len(content['cells'])} cells; a notebook of this course has a few "  # takes
+                           f"dozen, and at most {MAX_CELLS} are accepted. Upload the assignment's .ipynb file.")  # minutes
     try:
         return nbformat.reads(data.decode("utf-8"), as_version=4)
     except Exception as exc:  # noqa: BLE001 - nbformat's many reader errors

@@ -93,7 +93,7 @@ def test_instructor_endpoints_need_an_instructor(cls):
 
 # --------------------------------------------------------------------------- bad uploads
 def test_bad_uploads_are_refused_with_their_reason(cls):
-    """Each refusal past the door counts toward its student's rate limit: two students send them."""
+    """Each refusal past the door counts toward its student's rate limit: three students send them, RATE at most each."""
     with _client(cls, REFUSED[0]) as c, _client(cls, REFUSED[1]) as d:
         r = submit(c, ASSIGNMENT, b"print('hello')\n", "answers.py")
         assert r.status_code == 422 and "not valid JSON" in r.json()["detail"], r.text
@@ -110,6 +110,11 @@ def test_bad_uploads_are_refused_with_their_reason(cls):
         r = submit(d, ASSIGNMENT, _nb(perfect_submission(OTHER, ROOT)), f"{OTHER}.ipynb")
         assert r.status_code == 422 and f"the notebook of {OTHER}, not of {ASSIGNMENT}" in r.json()["detail"], r.text
         assert c.get("/api/submissions").json() == d.get("/api/submissions").json() == []  # nothing of these was accepted
+    many = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("") for _ in range(2_500)])
+    with _client(cls, REFUSED[3]) as e:  # c and d have sent three uploads each, as many as RATE
+        r = submit(e, ASSIGNMENT, _nb(many), "many.ipynb")  # refused before validation, which took seconds on the event loop
+        assert r.status_code == 422 and "2500 cells" in r.json()["detail"], r.text
+        assert e.get("/api/submissions").json() == []
 
 
 def test_the_rate_limit_counts_at_the_door_refused_uploads_too(cls):
