@@ -16,6 +16,45 @@ SUBMITTED = sa.Table("submitted_assignment", _NB, sa.Column("id", sa.String(32),
                      sa.Column("extension", sa.Interval))
 
 
+BASE_CELL = sa.Table("base_cell", _NB, sa.Column("id", sa.String(32), primary_key=True), sa.Column("name", sa.String(128)))
+GRADE_CELLS = sa.Table("grade_cells", _NB, sa.Column("id", sa.String(32), primary_key=True), sa.Column("max_score", sa.Float),
+                       sa.Column("cell_type", sa.String(16)))
+SUBMITTED_NOTEBOOK = sa.Table("submitted_notebook", _NB, sa.Column("id", sa.String(32), primary_key=True),
+                              sa.Column("assignment_id", sa.String(32)))
+GRADE = sa.Table("grade", _NB, sa.Column("id", sa.String(32), primary_key=True), sa.Column("notebook_id", sa.String(32)),
+                 sa.Column("cell_id", sa.String(32)), sa.Column("auto_score", sa.Float), sa.Column("manual_score", sa.Float),
+                 sa.Column("extra_credit", sa.Float))
+
+
+def graded(engine: sa.Engine, assignment: str) -> dict[str, dict]:
+    """Every student the gradebook holds a grade of ``assignment`` for, however the work came (the
+    service, nbgrader's exchange, an LMS download): student -> ``score`` and ``max_score`` of the
+    automatically graded cells, as the service's own results count them (each cell as nbgrader counts
+    it: a score set by hand over the automatic one, plus extra credit), and ``failed``, those cells
+    below their points. A student with an extension but no graded work (every score still empty) is
+    not among them."""
+    score = sa.case((GRADE.c.manual_score.isnot(None), GRADE.c.manual_score), else_=GRADE.c.auto_score)
+    query = (sa.select(SUBMITTED.c.student_id, BASE_CELL.c.name, GRADE_CELLS.c.max_score, score.label("score"),
+                       GRADE.c.extra_credit)
+             .join(ASSIGNMENT, SUBMITTED.c.assignment_id == ASSIGNMENT.c.id)
+             .join(SUBMITTED_NOTEBOOK, SUBMITTED_NOTEBOOK.c.assignment_id == SUBMITTED.c.id)
+             .join(GRADE, GRADE.c.notebook_id == SUBMITTED_NOTEBOOK.c.id)
+             .join(GRADE_CELLS, GRADE_CELLS.c.id == GRADE.c.cell_id)
+             .join(BASE_CELL, BASE_CELL.c.id == GRADE.c.cell_id)
+             .where(ASSIGNMENT.c.name == assignment, GRADE_CELLS.c.cell_type == "code"))
+    found: dict[str, dict] = {}
+    with engine.connect() as conn:
+        for row in conn.execute(query):
+            mine = found.setdefault(row.student_id, {"score": 0.0, "max_score": 0.0, "failed": [], "any": False})
+            mine["max_score"] += row.max_score or 0.0
+            if row.score is not None:
+                mine["any"] = True
+                mine["score"] += row.score + (row.extra_credit or 0.0)
+                if row.score < (row.max_score or 0.0):
+                    mine["failed"].append(row.name)
+    return {s: {k: v for k, v in r.items() if k != "any"} for s, r in found.items() if r["any"]}
+
+
 def students(engine: sa.Engine) -> list[str]:
     with engine.connect() as conn:
         return [r.id for r in conn.execute(sa.select(STUDENT.c.id).order_by(STUDENT.c.id))]

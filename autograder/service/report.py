@@ -1,6 +1,8 @@
 """The instructor's picture of one assignment: every student's latest result, which graded
 properties (test cells) the class fails and who fails each, the students of the gradebook who
-have not submitted, and the grading still in progress. As JSON, CSV, and a bar chart drawn
+have not submitted, and the grading still in progress. One view with the gradebook: a student whose
+work came another way (nbgrader's exchange, an LMS download) and was graded in the same gradebook is
+listed with that grade, not as "not submitted". As JSON, CSV, and a bar chart drawn
 here as plain SVG (no browser library, no CDN)."""
 from __future__ import annotations
 
@@ -31,9 +33,18 @@ def build(engine, assignment: str) -> dict:
                          "failed": [q["name"] for q in result.get("questions", []) if q.get("failed")]})
         for name in students[-1]["failed"]:
             failing.setdefault(name, []).append(student)
-    properties = sorted(({"property": k, "failing": len(v), "students": v} for k, v in failing.items()),
-                        key=lambda p: (-p["failing"], p["property"]))
     submitted = {r["student"] for r in rows}
+    for student, grade in sorted(classlist.graded(engine, assignment).items()):
+        if student in submitted:  # the service's own result for the student's latest upload
+            continue
+        students.append({"student": student, "submission": None, "status": "graded in the gradebook", "score": grade["score"],
+                         "max_score": grade["max_score"], "problem": "", "failed": sorted(grade["failed"])})
+        for name in students[-1]["failed"]:
+            failing.setdefault(name, []).append(student)
+        submitted.add(student)
+    students.sort(key=lambda s: s["student"])
+    properties = sorted(({"property": k, "failing": len(v), "students": sorted(v)} for k, v in failing.items()),
+                        key=lambda p: (-p["failing"], p["property"]))
     return {"assignment": assignment, "students": students, "properties": properties,
             "not_submitted": [s for s in classlist.students(engine) if s not in submitted], "in_progress": waiting}
 

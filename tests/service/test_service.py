@@ -37,7 +37,7 @@ def _nb(nb) -> bytes:
 @pytest.fixture(scope="module")
 def cls(tmp_path_factory):
     course = make_course_copy(ROOT, tmp_path_factory.mktemp("service") / "course")
-    tokens = {s: token(course, s, "--create") for s in ("ada", "bob", "cat", "dan", "eve", "fay", "gus", "hal", *REFUSED)}
+    tokens = {s: token(course, s, "--create") for s in ("ada", "bob", "cat", "dan", "eve", "fay", "gus", "hal", "ivy", *REFUSED)}
     tokens["prof"] = token(course, "--instructor", "prof")
     nbgrader(["db", "assignment", "add", CLOSED, "--duedate", "2020-01-01 00:00:00 UTC"], course)
     from nbgrader.api import Gradebook
@@ -276,6 +276,8 @@ def test_instructor_report_counts_the_class_failures(cls):
         latest = {s["student"]: s for s in data["students"]}
         expected: dict[str, set[str]] = {}
         for student, row in latest.items():
+            if row["submission"] is None:  # graded in the gradebook another way (the next test's student)
+                continue
             result = p.get(f"/api/submissions/{row['submission']}").json()
             for q in result["questions"]:
                 if q["failed"]:
@@ -288,6 +290,33 @@ def test_instructor_report_counts_the_class_failures(cls):
         assert {r["student"]: r["status"] for r in table}["dan"] == "not submitted"
         svg = p.get(f"/api/assignments/{ASSIGNMENT}/chart.svg")
         assert svg.headers["content-type"].startswith("image/svg+xml") and "test_one_hot_values" in svg.text and "bob" in svg.text
+
+
+def test_a_student_graded_another_way_is_in_the_report_with_that_grade(cls):
+    """One view of the class: ivy's work came another way (nbgrader's exchange, an LMS download) and
+    was graded in the same gradebook; the report lists her with that grade and the property she fails,
+    not as "not submitted" (it did). cat has an extension on CLOSED and no work: still not submitted."""
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{cls['course'] / 'gradebook.db'}", "self-attention") as gb:
+        code = {}
+        for nb in gb.update_or_create_submission(ASSIGNMENT, "ivy").notebooks:
+            for grade in nb.grades:
+                if grade.cell_type == "code":
+                    grade.auto_score = 0.0 if grade.name == "test_one_hot_values" else grade.max_score
+                    code[grade.name] = grade.max_score
+        gb.db.commit()
+    assert "test_one_hot_values" in code
+    with _client(cls, "prof") as p:
+        data = p.get(f"/api/assignments/{ASSIGNMENT}/report").json()
+        ivy = next(s for s in data["students"] if s["student"] == "ivy")
+        assert ivy["score"] == sum(code.values()) - code["test_one_hot_values"] and ivy["max_score"] == sum(code.values()), ivy
+        assert ivy["failed"] == ["test_one_hot_values"] and ivy["submission"] is None, ivy
+        assert "ivy" not in data["not_submitted"] and "dan" in data["not_submitted"]
+        assert "ivy" in next(prop["students"] for prop in data["properties"] if prop["property"] == "test_one_hot_values")
+        table = {r["student"]: r["status"] for r in csv.DictReader(io.StringIO(p.get(f"/api/assignments/{ASSIGNMENT}/report", params={"format": "csv"}).text))}
+        assert table["ivy"] == "graded in the gradebook"
+        assert "cat" in p.get(f"/api/assignments/{CLOSED}/report").json()["not_submitted"]
 
 
 def test_pages_are_served_without_a_cdn(cls):
