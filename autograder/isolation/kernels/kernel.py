@@ -1,7 +1,6 @@
 """A student kernel in a sandbox, and the pipes the grader talks to it through.
 
 The sandbox is bubblewrap (``bwrap``):
-
 * new user, PID, network, IPC, UTS and cgroup namespaces; no capabilities; no
   nested user namespaces; a seccomp filter that refuses every socket except
   Unix sockets (so no network at all, loopback included) and io_uring;
@@ -15,14 +14,12 @@ The sandbox is bubblewrap (``bwrap``):
   (cgroup v2 or v1), otherwise per-process rlimits plus a watchdog; CPU-time,
   file-size and open-file rlimits always; the CPU time the grader's limits count is
   the cgroup's own accounting of every process the kernel ran (``_cpu_seconds``);
-* wall-clock deadlines enforced from outside: on a timeout the grader sends an
-  interrupt, and if the kernel ignores it, kills the whole PID namespace.
-  Nothing started inside survives the kernel (``--die-with-parent``, PID
-  namespace, cgroup kill, and a final scan for processes in the namespace).
+* wall-clock deadlines enforced from outside: on a timeout the grader sends an interrupt, and if the
+  kernel ignores it, kills the whole PID namespace. Nothing started inside survives the kernel
+  (``--die-with-parent``, PID namespace, cgroup kill, and a final scan for processes in the namespace).
 
-Without bwrap the grader refuses to run student code unless the instructor
-passes ``--unsafe``; then the kernel runs as a plain child process with the
-same protocol and rlimits but no isolation.
+Without bwrap the grader refuses to run student code unless the instructor passes ``--unsafe``;
+then the kernel runs as a plain child process with the same protocol and rlimits but no isolation.
 """
 from __future__ import annotations
 
@@ -245,11 +242,9 @@ class Kernel:
     # ---- requests
     def request(self, message: dict, timeout: float, interruptible: bool = True, cpu_timeout: float | None = None,
                 measure_memory: bool = False) -> dict:
-        """Send one request and wait for its reply: at most ``timeout`` seconds of wall-clock time
-        and, when given, ``cpu_timeout`` seconds of the kernel's CPU time (the limit a busy
-        machine does not change: see Limits). The reply's ``"outside"`` is the grader's own, whatever
-        the kernel sent: with ``measure_memory``, ``"memory"`` is the bytes the kernel's cgroup took
-        while the request ran (``Cgroup.memory_rise``), None when this machine cannot tell."""
+        """Send one request, wait for its reply: at most ``timeout`` s of wall-clock time and ``cpu_timeout`` s of the
+        kernel's CPU time (the limit a busy machine does not change: see Limits). ``reply["outside"]`` is the grader's
+        own: with ``measure_memory``, the bytes the kernel's cgroup took meanwhile (``Cgroup.memory_rise``) or None."""
         if self.dead:
             raise self.dead
         self._next_id += 1
