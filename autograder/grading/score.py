@@ -87,10 +87,15 @@ def score_executed(nb, assignment: str) -> Report:
 
 
 def solution_namespace(assignment: str, root: Path = COURSE_ROOT) -> dict:
-    """Run the instructor notebook's setup and answer cells in this process; return its globals."""
+    """Run the instructor notebook's setup and answer cells in this process; return its globals.
+
+    Only the cells above the last autograded test cell run: in a notebook run top to bottom no
+    graded cell sees what the cells below it do (chapter 09's closing ablation study, seconds of
+    training, changes no verdict)."""
     nb = read(source_path(assignment, root))
     namespace: dict = {"__name__": "__course_notebook__"}
-    for cell in nb.cells:
+    last = max((i for i, c in enumerate(nb.cells) if c.cell_type == "code" and is_autograded(c)), default=len(nb.cells))
+    for cell in nb.cells[:last]:
         meta = nbgrader_meta(cell)
         if cell.cell_type == "code" and not meta.get("grade"):
             with contextlib.redirect_stdout(io.StringIO()):
