@@ -7,11 +7,12 @@
 * ``autograder_submissions``: every accepted upload, and the durable grading queue. ``status``
   goes ``queued`` -> ``running`` -> ``graded`` | ``failed``; a queued upload that a newer one of
   the same student and assignment replaces becomes ``replaced`` (it is never graded; the newer
-  one is). A worker claims rows atomically (:func:`claim`): PostgreSQL locks the candidate rows
-  with ``FOR UPDATE SKIP LOCKED``; SQLite, which has one writer at a time, by a single
-  conditional ``UPDATE ... WHERE status = 'queued'`` whose row count says whether this worker won.
-  ``claimed_by`` names the worker; a restarted worker puts its own ``running`` rows back in the
-  queue (:func:`requeue_own`), so a service killed mid-batch loses nothing.
+  one is). A grading slot claims one row at a time (:func:`claim`), atomically: one conditional
+  ``UPDATE ... WHERE status = 'queued'`` (and nothing of the student running), whose row count says
+  whether this slot won, under SQLite's one write lock or, on PostgreSQL, after a transaction lock
+  on the student's name. ``claimed_by`` names the worker; a restarted worker puts its own
+  ``running`` rows back in the queue (:func:`requeue_own`), so a service killed mid-grading loses
+  nothing.
 """
 from __future__ import annotations
 
@@ -167,32 +168,35 @@ def admit_upload(engine: sa.Engine, student: str, when: datetime.datetime, windo
     return None
 
 
-def claim(engine: sa.Engine, worker: str, limit: int) -> list[dict]:
-    """Up to ``limit`` queued submissions of one assignment (the oldest's), one per student and
-    none of a student being graded now (by any worker: their folders are in use), now
-    ``running`` under ``worker``. No two workers ever get the same row."""
+def claim(engine: sa.Engine, worker: str) -> dict | None:
+    """The next submission for a free slot, now ``running`` under ``worker``; None when nothing
+    may start. Fair across students: a student has at most one submission running (in any
+    assignment, under any worker), and among the queued uploads of the others the oldest goes
+    first, so the student who has waited longest is next (a newer upload replaces a queued one
+    and takes its place at the back: :func:`enqueue`). The row is taken by one conditional
+    ``UPDATE`` that also asks that its student have nothing running: SQLite runs it under its one
+    write lock; PostgreSQL first takes a transaction lock on the student's name, so that two
+    service processes never both start a submission of one student. No two slots ever get the
+    same row."""
+    running = sa.select(SUBMISSIONS.c.student).where(SUBMISSIONS.c.status == "running").scalar_subquery()
     with engine.begin() as conn:
-        first = conn.execute(sa.select(SUBMISSIONS.c.assignment).where(SUBMISSIONS.c.status == "queued")
-                             .order_by(SUBMISSIONS.c.id).limit(1)).first()
-        if first is None:
-            return []
-        busy = sa.select(SUBMISSIONS.c.student).where(SUBMISSIONS.c.status == "running", SUBMISSIONS.c.assignment == first.assignment)
-        query = (sa.select(SUBMISSIONS.c.id, SUBMISSIONS.c.student).where(SUBMISSIONS.c.status == "queued",
-                 SUBMISSIONS.c.assignment == first.assignment, SUBMISSIONS.c.student.not_in(busy))
-                 .order_by(SUBMISSIONS.c.id).limit(limit * 4))
-        if engine.dialect.name == "postgresql":
-            query = query.with_for_update(skip_locked=True)
-        won, students = [], set()
-        for row in conn.execute(query).all():
-            if row.student in students or len(won) == limit:
-                continue
-            taken = conn.execute(SUBMISSIONS.update().where(SUBMISSIONS.c.id == row.id, SUBMISSIONS.c.status == "queued")
+        candidates = conn.execute(sa.select(SUBMISSIONS.c.id, SUBMISSIONS.c.student)
+                                  .where(SUBMISSIONS.c.status == "queued", SUBMISSIONS.c.student.not_in(running))
+                                  .order_by(SUBMISSIONS.c.id).limit(50)).all()
+    seen = set()
+    for cand in candidates:
+        if cand.student in seen:
+            continue
+        seen.add(cand.student)
+        with engine.begin() as conn:
+            if conn.dialect.name == "postgresql":
+                conn.execute(sa.text("SELECT pg_advisory_xact_lock(hashtext(:key))"), {"key": f"autograder-claim:{cand.student}"})
+            others = sa.select(sa.literal(1)).where(SUBMISSIONS.c.student == cand.student, SUBMISSIONS.c.status == "running")
+            taken = conn.execute(SUBMISSIONS.update().where(SUBMISSIONS.c.id == cand.id, SUBMISSIONS.c.status == "queued", ~others.exists())
                                  .values(status="running", claimed_by=worker, attempts=SUBMISSIONS.c.attempts + 1)).rowcount
             if taken == 1:
-                won.append(row.id)
-                students.add(row.student)
-        rows = conn.execute(sa.select(SUBMISSIONS).where(SUBMISSIONS.c.id.in_(won)).order_by(SUBMISSIONS.c.id)).all() if won else []
-    return [dict(r._mapping) for r in rows]
+                return dict(conn.execute(sa.select(SUBMISSIONS).where(SUBMISSIONS.c.id == cand.id)).one()._mapping)
+    return None
 
 
 def requeue_own(engine: sa.Engine, worker: str) -> int:

@@ -1,13 +1,14 @@
-"""The grading worker: a thread of the service process that takes submissions off the durable
-queue (the database, :mod:`autograder.service.store`) and grades them with the class grader's
-own :class:`~autograder.classgrade.GradingRun`: the same sandbox, budgets, gradebook and
-autograded/ as ``python -m autograder grade``.
+"""The grading worker: ``jobs`` slots (threads of the service process), each taking the next
+submission off the durable queue (the database, :mod:`autograder.service.store`) on its own and
+grading it with the class grader's own :class:`~autograder.classgrade.GradingRun`: the same
+sandbox, budgets, gradebook and autograded/ as ``python -m autograder grade``.
 
-A claim is a batch: up to ``jobs`` queued submissions of one assignment, one per student,
-graded by one run with ``jobs`` sandboxed workers (or on the Dask cluster of ``--scheduler``).
-Each student's result is written to its row as soon as that student is done. A run grades what
-``submitted/`` holds when it starts (the latest upload): an upload that arrives while its
-student is being graded is queued and graded after. A result is what
+A slow submission holds one slot, never the others: a slot that finishes claims again at once.
+Claiming is fair across students (:func:`store.claim`): a student has at most one submission
+being graded at a time (by any slot of any service process on the database), and among the
+queued the oldest upload goes first, so the student who has waited longest is next. A run
+grades what ``submitted/`` holds when it starts (the latest upload): an upload that arrives
+while its student is being graded is queued and graded after. A result is what
 ``python -m autograder check`` prints for the notebook: per question the points and the failed
 property's message; a notebook that crashed, hung or ran out of memory is ``failed``, with why.
 """
@@ -33,70 +34,80 @@ class Worker:
         self.limits = limits or Limits()
         self.wake = threading.Event()
         self.stopping = threading.Event()
-        self.thread = threading.Thread(target=self._loop, name="grading-worker", daemon=True)
+        self.slots = [threading.Thread(target=self._loop, name=f"grading-slot-{i}", daemon=True) for i in range(self.jobs)]
         self.busy: dict[int, str] = {}  # submission id -> student, being graded now
+        self._lock = threading.Lock()  # the gradebook's steps of a run (open, admit, record), one slot at a time
 
     def start(self) -> None:
         again = store.requeue_own(self.engine, self.name)
         if again:
             self.log(f"service: {again} submission(s) this worker was grading when it stopped are queued again")
-        self.thread.start()
+        for slot in self.slots:
+            slot.start()
 
     def stop(self) -> None:
         self.stopping.set()
         self.wake.set()
-        self.thread.join(timeout=30)
+        for slot in self.slots:
+            slot.join(timeout=30)
 
     def _loop(self) -> None:
         while not self.stopping.is_set():
             try:
-                batch = store.claim(self.engine, self.name, self.jobs)
+                row = store.claim(self.engine, self.name)
             except Exception:  # noqa: BLE001 - the database is away for a moment: try again
                 self.log("service: claiming failed:\n" + traceback.format_exc(limit=3))
-                batch = []
-            if not batch:
+                row = None
+            if row is None:
                 self.wake.wait(POLL_SECONDS)
                 self.wake.clear()
                 continue
+            self.busy[row["id"]] = row["student"]
             try:
-                self.grade(batch)
-            except Exception as exc:  # noqa: BLE001 - a grader bug fails this batch, not the service
+                self.grade(row)
+            except Exception as exc:  # noqa: BLE001 - a grader bug fails this submission, not the service
                 self.log("service: grading failed:\n" + traceback.format_exc())
-                for row in batch:
-                    if row["id"] in self.busy:
-                        store.finish(self.engine, row["id"], "failed", {"problem": f"grader error: {exc}", "questions": []})
+                if row["id"] in self.busy:
+                    self._finish(row, "failed", {"problem": f"grader error: {exc}", "questions": []})
             finally:
-                self.busy.clear()
+                self.busy.pop(row["id"], None)
+                self.wake.set()  # the student may have another upload queued: every slot looks again
 
-    def grade(self, batch: list[dict]) -> None:
-        """One claimed batch (one assignment, one submission per student) through a GradingRun."""
-        assignment = batch[0]["assignment"]
-        rows = {row["student"]: row for row in batch}
-        self.busy.update({row["id"]: row["student"] for row in batch})
-        with GradingRun(assignment, self.root, limits=self.limits, unsafe=self.unsafe, log=lambda m: None) as run:
-            admitted = set(run.admit(list(rows)))
-            for student in set(rows) - admitted:
-                self._finish(rows[student], "failed", {"problem": "not a student of the gradebook", "questions": []})
-            with run.executor(self.jobs, self.scheduler, len(admitted)) as executor:
-                for student in admitted:
-                    for job in run.open_submission(student):
-                        if job.runnable:
-                            executor.submit(job)
-                        else:
-                            self._record(run, rows, job, job.not_run())
+    def grade(self, row: dict) -> None:
+        """One claimed submission through a GradingRun of its own, in this slot."""
+        student = row["student"]
+        with self._lock:
+            run = GradingRun(row["assignment"], self.root, limits=self.limits, unsafe=self.unsafe, log=lambda m: None).__enter__()
+        try:
+            with self._lock:
+                admitted = run.admit([student])
+                jobs = [] if not admitted else run.open_submission(student)
+            if not admitted:
+                return self._finish(row, "failed", {"problem": "not a student of the gradebook", "questions": []})
+            with run.executor(1, self.scheduler, 1) as executor:
+                for job in jobs:
+                    if job.runnable:
+                        executor.submit(job)
+                    else:
+                        self._record(run, row, job, job.not_run())
                 for job, result in executor.results():
-                    self._record(run, rows, job, result)
+                    self._record(run, row, job, result)
                 run.report_errors(executor)
             for error in run.report_.grader_errors:  # the grader's own failures, whole, for whoever runs the service
                 self.log(f"service: grader error: {error}")
+        finally:
+            with self._lock:
+                run.close()
 
-    def _record(self, run: GradingRun, rows: dict, job, result) -> None:
-        run.record(job, result)
-        if run.pending[job.student] == 0:
+    def _record(self, run: GradingRun, row: dict, job, result) -> None:
+        with self._lock:
+            run.record(job, result)
+            if run.pending[job.student] != 0:
+                return
             res = run.results[job.student]
             read_scores(run.gb, run.name, job.student, res)
             status, outcome = result_of(res, by_hand(run.gb, run.name, job.student))
-            self._finish(rows[job.student], status, outcome)
+        self._finish(row, status, outcome)
 
     def _finish(self, row: dict, status: str, outcome: dict) -> None:
         store.finish(self.engine, row["id"], status, outcome)

@@ -1,5 +1,6 @@
 """The durable queue's rules on the two databases a gradebook lives in (a SQLite file, a real
-PostgreSQL server): workers claiming at the same moment never share a row, a newer upload
+PostgreSQL server): slots claiming at the same moment never share a row and never start two
+submissions of one student, the student who has waited longest goes first, a newer upload
 replaces a queued one, a restarted worker takes back only its own unfinished rows; tokens are
 stored hashed."""
 from __future__ import annotations
@@ -34,19 +35,32 @@ def _fill(engine, students: int, per_student: int = 1, assignment: str = "01") -
     return ids
 
 
-def test_concurrent_claims_never_share_a_row(engine):
-    ids = _fill(engine, 60)
-    got: dict[str, list[int]] = {f"w{i}": [] for i in range(6)}
-    start = threading.Barrier(len(got))
-
+def _claim_all(engine, got: dict[str, list], per_student_seen: list, guard: threading.Lock):
+    """Thread bodies for ``got``'s slots: claim one row at a time until none is left; record
+    whether any student ever had two rows running at once (read back from the database)."""
     def work(name):
-        start.wait()
-        while batch := store.claim(engine, name, 3):
-            got[name] += [row["id"] for row in batch]
-            for row in batch:
-                store.finish(engine, row["id"], "graded", {"score": 1})
+        while row := store.claim(engine, name):
+            got[name].append(row["id"])
+            with engine.connect() as conn:
+                running = conn.execute(sa.select(store.SUBMISSIONS.c.student, sa.func.count())
+                                       .where(store.SUBMISSIONS.c.status == "running")
+                                       .group_by(store.SUBMISSIONS.c.student)).all()
+            with guard:
+                per_student_seen.extend(n for _, n in running)
+            store.finish(engine, row["id"], "graded", {"score": 1})
+    return work
 
-    threads = [threading.Thread(target=work, args=(n,)) for n in got]
+
+def test_concurrent_claims_never_share_a_row_nor_a_student(engine):
+    """Six slots at once on 60 students with two uploads each (two assignments): every row is
+    claimed exactly once, and no student ever has two submissions running."""
+    ids = _fill(engine, 30, assignment="01") + _fill(engine, 30, assignment="02")
+    ids += _fill(engine, 30, assignment="03")  # s0-0 ... s29-0 each have three queued, in three assignments
+    got: dict[str, list[int]] = {f"w{i}": [] for i in range(6)}
+    counts: list[int] = []
+    work = _claim_all(engine, got, counts, threading.Lock())
+    start = threading.Barrier(len(got))
+    threads = [threading.Thread(target=lambda n=n: (start.wait(), work(n))) for n in got]
     for t in threads:
         t.start()
     for t in threads:
@@ -55,15 +69,22 @@ def test_concurrent_claims_never_share_a_row(engine):
     assert sorted(claimed) == sorted(ids), "every row claimed exactly once"
     rows = store.submissions(engine)
     assert all(r["attempts"] == 1 and r["status"] == "graded" for r in rows)
+    assert counts and max(counts) == 1, f"a student had {max(counts)} submissions running at once"
 
 
-def test_a_batch_is_one_assignment_one_row_per_student(engine):
-    store.enqueue(engine, "ada", "01", "a", store.now())
-    store.enqueue(engine, "bob", "02", "b", store.now())
-    store.enqueue(engine, "cat", "01", "c", store.now())
-    batch = store.claim(engine, "w", 5)
-    assert [(r["student"], r["assignment"]) for r in batch] == [("ada", "01"), ("cat", "01")]
-    assert [r["student"] for r in store.claim(engine, "w", 5)] == ["bob"]
+def test_one_running_per_student_and_the_longest_waiting_goes_first(engine):
+    """ada's two uploads (two assignments) are the oldest; bob's is next. While ada's first is
+    graded her second waits, and bob, who has waited longer than her second upload, goes first."""
+    a1, _ = store.enqueue(engine, "ada", "01", "a1", store.now())
+    a2, _ = store.enqueue(engine, "ada", "02", "a2", store.now())
+    b1, _ = store.enqueue(engine, "bob", "01", "b1", store.now())
+    c1, _ = store.enqueue(engine, "cat", "03", "c1", store.now())
+    assert store.claim(engine, "w1")["id"] == a1
+    assert store.claim(engine, "w2")["id"] == b1  # not a2: ada has one running
+    assert store.claim(engine, "w3")["id"] == c1
+    assert store.claim(engine, "w4") is None  # a2 waits for a1
+    store.finish(engine, a1, "graded", {})
+    assert store.claim(engine, "w1")["id"] == a2
 
 
 def test_a_newer_upload_replaces_the_queued_one(engine):
@@ -74,23 +95,24 @@ def test_a_newer_upload_replaces_the_queued_one(engine):
     row = store.submission(engine, first)
     assert row["status"] == "replaced" and row["replaced_by"] == second
     assert store.submission(engine, other)["status"] == "queued"
-    running = store.claim(engine, "w", 5)[0]  # a running one is not replaced: it finishes, the newer one is graded after
+    running = store.claim(engine, "w")  # a running one is not replaced: it finishes, the newer one is graded after
     third, replaced = store.enqueue(engine, "ada", running["assignment"], "h/3", store.now())
     assert replaced == [] and store.submission(engine, running["id"])["status"] == "running"
 
 
 def test_a_student_being_graded_is_not_claimed_again_meanwhile(engine):
     store.enqueue(engine, "ada", "01", "a1", store.now())
-    first = store.claim(engine, "w1", 5)
+    first = store.claim(engine, "w1")
     store.enqueue(engine, "ada", "01", "a2", store.now())  # arrives while a1 is graded
-    assert store.claim(engine, "w2", 5) == []
-    store.finish(engine, first[0]["id"], "graded", {})
-    assert [r["stored"] for r in store.claim(engine, "w2", 5)] == ["a2"]
+    assert store.claim(engine, "w2") is None
+    store.finish(engine, first["id"], "graded", {})
+    assert store.claim(engine, "w2")["stored"] == "a2"
 
 
 def test_a_restarted_worker_takes_back_only_its_own_rows(engine):
     _fill(engine, 4)
-    mine, theirs = store.claim(engine, "here:8765", 2), store.claim(engine, "there:8765", 2)
+    mine = [store.claim(engine, "here:8765") for _ in range(2)]
+    theirs = [store.claim(engine, "there:8765") for _ in range(2)]
     assert store.requeue_own(engine, "here:8765") == 2
     by_id = {r["id"]: r for r in store.submissions(engine)}
     assert all(by_id[r["id"]]["status"] == "queued" for r in mine)

@@ -28,6 +28,7 @@ CLOSED = "02-inner-products"  # given a due date long past in the fixture
 OTHER = "10-decoding"  # a notebook of another assignment, uploaded to ASSIGNMENT
 RATE = 3  # uploads per student per hour in this service, counted at the door (refused ones too)
 REFUSED = ("jon", "kai", "liv", "max")  # students who send bad uploads, RATE at most each
+CELL_SECONDS = 3  # CPU seconds per cell (no honest chapter-1 cell comes near); a sleeping cell stops at four times that
 
 
 def _nb(nb) -> bytes:
@@ -37,7 +38,7 @@ def _nb(nb) -> bytes:
 @pytest.fixture(scope="module")
 def cls(tmp_path_factory):
     course = make_course_copy(ROOT, tmp_path_factory.mktemp("service") / "course")
-    tokens = {s: token(course, s, "--create") for s in ("ada", "bob", "cat", "dan", "eve", "fay", "gus", "hal", "ivy", *REFUSED)}
+    tokens = {s: token(course, s, "--create") for s in ("ada", "bob", "cat", "dan", "eve", "fay", "gus", "hal", "ivy", "nia", "oli", *REFUSED)}
     tokens["prof"] = token(course, "--instructor", "prof")
     nbgrader(["db", "assignment", "add", CLOSED, "--duedate", "2020-01-01 00:00:00 UTC"], course)
     from nbgrader.api import Gradebook
@@ -45,7 +46,8 @@ def cls(tmp_path_factory):
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}", "self-attention") as gb:  # cat may still submit CLOSED
         gb.update_or_create_submission(CLOSED, "cat", extension=datetime.timedelta(days=36500))
     perfect = perfect_submission(ASSIGNMENT, ROOT)
-    service = Service(course, free_port(), "--jobs", "2", "--rate-limit", str(RATE), "--rate-window", "3600", "--max-upload", "1")
+    service = Service(course, free_port(), "--jobs", "2", "--rate-limit", str(RATE), "--rate-window", "3600", "--max-upload", "1",
+                      "--timeout", str(CELL_SECONDS))
     service.start()
     yield {"course": course, "tokens": tokens, "service": service, "perfect": _nb(perfect),
            "buggy": _nb(_set_answer(perfect, "one_hot", WRONG_ONE_HOT))}
@@ -246,6 +248,41 @@ def test_honest_and_buggy_submissions_get_what_check_prints(cls, tmp_path):
         assert {q["name"]: _as_check_prints(q) for q in result["questions"]} == _check_table(cls, data, tmp_path)
     text = json.dumps(buggy)
     assert "run_check" not in text and "BEGIN HIDDEN" not in text and "_reference" not in text
+
+
+def _status(client, sub_id: int) -> str:
+    return client.get(f"/api/submissions/{sub_id}").json()["status"]
+
+
+def test_a_slow_submission_holds_one_slot_and_the_next_student_is_graded_meanwhile(cls):
+    """nia's notebook sleeps in two cells, each stopped at the wall-clock cap (four times the
+    CPU limit); oli uploads once nia's is being graded. The service has two slots: oli's is
+    claimed while nia's runs, and oli's result is in while nia's still runs (by order, not time:
+    the cap grows with the machine's measured slowness as grading does). A batch that waited for
+    its slowest notebook kept oli queued until nia's was done."""
+    slow = nbformat.reads(cls["perfect"].decode(), as_version=4)
+    for _ in range(2):
+        slow.cells.append(nbformat.v4.new_code_cell("import time\n\ntime.sleep(3600)  # stopped at the wall-clock cap"))
+    with _client(cls, "nia") as n, _client(cls, "oli") as o:
+        r = submit(n, ASSIGNMENT, _nb(slow))
+        assert r.status_code == 202, r.text
+        slow_id = r.json()["id"]
+        guard = time.monotonic() + 600  # a hang guard, not a timing assertion
+        while _status(n, slow_id) == "queued" and time.monotonic() < guard:
+            time.sleep(0.1)
+        r = submit(o, ASSIGNMENT, cls["perfect"])
+        assert r.status_code == 202, r.text
+        honest_id = r.json()["id"]
+        while _status(o, honest_id) == "queued" and time.monotonic() < guard:
+            time.sleep(0.1)
+        claimed_while = _status(n, slow_id)
+        honest = wait_done(o, [honest_id])[honest_id]
+        done_while = _status(n, slow_id)
+        slow_done = wait_done(n, [slow_id])[slow_id]
+    assert claimed_while == "running", "oli's upload waited in the queue until nia's slow one was done"
+    assert honest["status"] == "graded" and honest["score"] == honest["max_score"] == 16, honest
+    assert done_while == "running", "oli's result came only after nia's slow one was done"
+    assert slow_done["status"] in ("graded", "failed"), slow_done
 
 
 def test_another_students_submission_is_404_like_a_missing_one(cls):
