@@ -98,12 +98,38 @@ def course_directory(root: Path):
         warnings.filterwarnings("ignore", category=SAWarning)
     except ImportError:
         pass
-    # nbgrader's Gradebook runs `alembic` from PATH: make this environment's tools findable
+    # nbgrader commands run `alembic` from PATH (in this process, _stamp_in_process): make this environment's tools findable
     bindir = os.path.dirname(sys.executable)
     if bindir not in os.environ.get("PATH", "").split(os.pathsep):
         os.environ["PATH"] = os.pathsep.join(p for p in (bindir, os.environ.get("PATH", "")) if p)
-
+    _stamp_in_process()
     return CourseDirectory(config=nbgrader_config(root))
+
+
+def migrations_head() -> str:
+    """The newest revision of nbgrader's gradebook migrations, read from its own migration
+    scripts in this process: what ``alembic heads`` prints first."""
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+    from nbgrader.dbutil import ALEMBIC_DIR
+
+    config = Config()
+    config.set_main_option("script_location", ALEMBIC_DIR)
+    return ScriptDirectory.from_config(config).get_current_head()
+
+
+def _stamp_in_process() -> None:
+    """nbgrader stamps a new gradebook with that revision by running the `alembic` command, a
+    second interpreter (about a second of CPU for every new gradebook: each `check`-like course in
+    a temporary folder, each course copy). Here the same revision is read once per process."""
+    import functools
+
+    import nbgrader.api as api
+
+    if not getattr(api.get_alembic_version, "in_process", False):
+        head = functools.lru_cache(maxsize=1)(migrations_head)
+        head.in_process = True
+        api.get_alembic_version = head
 
 
 def nbgrader_resources(coursedir, assignment: str, student: str, notebook: str) -> dict:

@@ -43,7 +43,7 @@ def _readme_url(server, database: str) -> str:
 
 
 def test_readme_url_serves_nbgrader(server, tmp_path):
-    course = make_course_copy(ROOT, tmp_path / "course")
+    course = make_course_copy(ROOT, tmp_path / "course", gradebook=False)
     url = _readme_url(server, "readme_gradebook")
     with (course / "nbgrader_config.py").open("a", encoding="utf-8") as fh:
         fh.write(f'\nc.CourseDirectory.db_url = "{url}"\n')

@@ -5,6 +5,7 @@ course package (installed, not copied into the course)."""
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import nbformat
 
@@ -71,3 +72,29 @@ def test_loading_the_config_imports_nothing_heavy():
     heavy = [m for m in loaded["new"] if m.split(".")[0] in HEAVY or m.startswith(HEAVY)]
     assert loaded["preprocessors"][0] == "HiddenTestsRemoved", loaded["preprocessors"]
     assert not heavy, f"loading nbgrader_config.py imported {heavy[:12]} (import them where they are used, not at module level)"
+
+
+def test_a_new_gradebook_is_stamped_with_the_revision_alembic_names(tmp_path):
+    """nbgrader stamps a new gradebook with `alembic heads` (a second interpreter); the grader
+    reads the same revision in its own process (``coursedir.migrations_head``) and nbgrader's
+    Gradebook, opened after ``course_directory``, stamps that."""
+    import sqlite3
+    import subprocess
+    import sys
+
+    from nbgrader.api import Gradebook
+    from nbgrader.dbutil import _temp_alembic_ini
+
+    from autograder.notebooks.coursedir import course_directory, migrations_head
+
+    with _temp_alembic_ini(f"sqlite:///{tmp_path / 'unused.db'}") as ini:
+        printed = subprocess.run([str(Path(sys.executable).parent / "alembic"), "-c", ini, "heads"],
+                                 capture_output=True, text=True, check=True).stdout
+    assert printed.split()[0] == migrations_head()
+    course = tmp_path / "course"
+    course.mkdir()
+    shutil.copy2(ROOT / "nbgrader_config.py", course)
+    coursedir = course_directory(course)
+    Gradebook(coursedir.db_url, coursedir.course_id).close()
+    with sqlite3.connect(course / "gradebook.db") as db:
+        assert db.execute("SELECT version_num FROM alembic_version").fetchall() == [(printed.split()[0],)]
