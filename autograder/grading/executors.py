@@ -56,6 +56,14 @@ class Executor:
     def results(self) -> Iterator[tuple[Job, RunResult]]:
         raise NotImplementedError
 
+    def reset(self) -> None:
+        """Ready for the next run's jobs, its workers and warm zygote kept (a grading service's
+        slot keeps one executor for all the submissions it grades): every job submitted so far has
+        come back from ``results()``."""
+        self.jobs.clear()
+        self.errors.clear()
+        getattr(self, "futures", {}).clear()
+
     def close(self) -> None:
         shutdown()  # the warm zygote this process started for its kernels, if any
 
@@ -131,7 +139,8 @@ class ProcessExecutor(Executor):
                 self.zygote, self.shared = start_shared_zygote(limits.threads, device, self.ctx)
             except (ZygoteError, OSError) as exc:  # each worker starts its own then
                 print(f"autograder: no shared warm zygote ({exc})", file=sys.stderr)
-        self.pool = self._new_pool(max(1, jobs))
+        self.workers = max(1, jobs)
+        self.pool = self._new_pool(self.workers)
         self.pool.submit(_ready)
         self.futures: dict[cf.Future, Job] = {}
 
@@ -144,7 +153,13 @@ class ProcessExecutor(Executor):
                                       initargs=(self.device, self.limits.grader_memory, shared))
 
     def submit(self, job: Job) -> None:
-        self.futures[self.pool.submit(execute_bounded, job, self.limits, self.unsafe, self.device)] = job
+        try:
+            future = self.pool.submit(execute_bounded, job, self.limits, self.unsafe, self.device)
+        except cf.process.BrokenProcessPool:  # a worker died under an earlier run's job: a new pool for the next run
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            self.pool = self._new_pool(self.workers)
+            future = self.pool.submit(execute_bounded, job, self.limits, self.unsafe, self.device)
+        self.futures[future] = job
 
     def results(self) -> Iterator[tuple[Job, RunResult]]:
         lost = yield from self._collect(self.futures)

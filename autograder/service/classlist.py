@@ -8,7 +8,7 @@ import datetime
 import sqlalchemy as sa
 
 _NB = sa.MetaData()  # nbgrader's tables, as far as the service reads them (nbgrader creates them)
-STUDENT = sa.Table("student", _NB, sa.Column("id", sa.String(128), primary_key=True))
+STUDENT = sa.Table("student", _NB, sa.Column("id", sa.String(128), primary_key=True), sa.Column("email", sa.String(128)))
 ASSIGNMENT = sa.Table("assignment", _NB, sa.Column("id", sa.String(32), primary_key=True), sa.Column("name", sa.String(128)),
                       sa.Column("duedate", sa.DateTime))
 SUBMITTED = sa.Table("submitted_assignment", _NB, sa.Column("id", sa.String(32), primary_key=True),
@@ -58,6 +58,12 @@ def graded(engine: sa.Engine, assignment: str) -> dict[str, dict]:
 def students(engine: sa.Engine) -> list[str]:
     with engine.connect() as conn:
         return [r.id for r in conn.execute(sa.select(STUDENT.c.id).order_by(STUDENT.c.id))]
+
+
+def emails(engine: sa.Engine) -> dict[str, str]:
+    """Every student of the gradebook and the email nbgrader holds for them ('' when none)."""
+    with engine.connect() as conn:
+        return {r.id: r.email or "" for r in conn.execute(sa.select(STUDENT.c.id, STUDENT.c.email).order_by(STUDENT.c.id))}
 
 
 def is_student(engine: sa.Engine, student: str) -> bool:

@@ -12,10 +12,13 @@ def add_commands(sub) -> None:
     p = sub.add_parser("token", help="issue, revoke or list the grading service's tokens (stored hashed in the gradebook's database)")
     p.add_argument("--course-root", default=str(COURSE_ROOT))
     tsub = p.add_subparsers(dest="action", required=True)
-    t = tsub.add_parser("issue", help="print a new token for a student of the gradebook (or --instructor NAME)")
+    t = tsub.add_parser("issue", help="print a new token for a student of the gradebook (or --instructor NAME, or --all)")
     t.add_argument("student", nargs="?")
     t.add_argument("--instructor", metavar="NAME", help="an instructor's token (the report, every student's results)")
     t.add_argument("--create", action="store_true", help="add the student to the gradebook when not there (else refused)")
+    t.add_argument("--all", action="store_true", help="a token for every student of the gradebook who has no live one, "
+                                                      "written to --csv for a mail merge (student id, email, token)")
+    t.add_argument("--csv", metavar="FILE", help="with --all: the CSV to write (new file, readable by you only)")
     t = tsub.add_parser("revoke", help="revoke every live token of a student (or --instructor NAME)")
     t.add_argument("student", nargs="?")
     t.add_argument("--instructor", metavar="NAME")
@@ -66,6 +69,8 @@ def cmd_token(args) -> int:
             state = f"revoked {t['revoked']:%Y-%m-%d %H:%M}" if t["revoked"] else "live"
             print(f"{t['id']:>4}  {t['role']:<10}  {t['name']:<24}  issued {t['created']:%Y-%m-%d %H:%M} UTC  {state}")
         return 0
+    if getattr(args, "all", False):
+        return _issue_all(engine, args)
     name, role = (args.instructor, "instructor") if args.instructor else (args.student, "student")
     if not name or (args.instructor and args.student):
         print(f"token {args.action}: name a student, or --instructor NAME (not both)", file=sys.stderr)
@@ -81,6 +86,39 @@ def cmd_token(args) -> int:
             return 1
         add_student(coursedir.db_url, coursedir.course_id, name)
     print(store.issue_token(engine, name, role))
+    return 0
+
+
+def _issue_all(engine, args) -> int:
+    """``token issue --all --csv FILE``: one token for each student of the gradebook without a live
+    one, in one transaction each, written to a new CSV (mode 0600) that a mail merge reads."""
+    import csv
+    import os
+
+    from . import store
+    from .classlist import emails
+
+    if args.action != "issue" or args.student or args.instructor or not args.csv:
+        print("token issue --all: needs --csv FILE, and no student name or --instructor", file=sys.stderr)
+        return 2
+    path = Path(args.csv)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        print(f"token issue --all: {path} exists; tokens are shown once, so it is never overwritten: name a new file", file=sys.stderr)
+        return 2
+    holders = store.with_live_token(engine)
+    class_ = emails(engine)
+    issued = 0
+    with os.fdopen(fd, "w", newline="", encoding="utf-8") as out:
+        writer = csv.writer(out)
+        writer.writerow(["student_id", "email", "token"])
+        for student, email in class_.items():
+            if student not in holders:
+                writer.writerow([student, email, store.issue_token(engine, student, "student")])
+                issued += 1
+    print(f"{issued} token(s) issued to {path}; {len(class_) - issued} student(s) already had a live one "
+          f"(revoke a student's token to issue them another)")
     return 0
 
 

@@ -14,7 +14,8 @@ sees them. The login is OAuth's authorization code flow with PKCE, done by jupyt
                                    cookie (path PREFIX), and the browser goes on to PATH
 
 Each later request without ``Authorization: Bearer`` is identified by that cookie: the hub answers
-who owns the token (``HubOAuth.user_for_token``, cached a minute). Tokens issued with
+who owns the token (``HubOAuth.user_for_token``, cached a minute) and with which scopes; only a token
+that grants access to this service is taken (:meth:`HubLogin.check_scope`). Tokens issued with
 ``python -m autograder token`` keep working beside it.
 """
 from __future__ import annotations
@@ -63,7 +64,18 @@ class HubLogin:
         if model is None:
             raise Refused(401, f"not logged in: open {self.login_path()} to log in through JupyterHub "
                                f"(or send 'Authorization: Bearer TOKEN')", {"WWW-Authenticate": "Bearer"})
+        self.check_scope(model)
         return self.caller_of(model)
+
+    def check_scope(self, model: dict) -> None:
+        """Only a hub token that grants access to this service opens it (the one its OAuth login
+        gives, whose scopes include ``access:services!service=NAME``), never any other token of the
+        same user (a server's, one made for another service or with narrower scopes)."""
+        required = self.auth.access_scopes
+        if not required or not self.auth.check_scopes(required, model):
+            wanted = ", ".join(sorted(required)) or "access to this service (the hub named none: is it started as a hub service?)"
+            raise Refused(403, f"this hub token does not open the grading service: it lacks {wanted}; "
+                               f"log in at {self.login_path()}")
 
     def caller_of(self, model: dict) -> store.Caller:
         name = model["name"]

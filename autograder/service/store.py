@@ -99,6 +99,12 @@ def issue_token(engine: sa.Engine, name: str, role: str) -> str:
     return token
 
 
+def with_live_token(engine: sa.Engine, role: str = "student") -> set[str]:
+    """The names that hold a token of ``role`` that is not revoked."""
+    with engine.connect() as conn:
+        return {r.name for r in conn.execute(sa.select(TOKENS.c.name).where(TOKENS.c.role == role, TOKENS.c.revoked.is_(None)))}
+
+
 def revoke_tokens(engine: sa.Engine, name: str, role: str | None = None) -> int:
     """Revoke every live token of ``name`` (of ``role``, when given); returns how many."""
     cond = sa.and_(TOKENS.c.name == name, TOKENS.c.revoked.is_(None))

@@ -19,6 +19,7 @@ import traceback
 from pathlib import Path
 
 from ..classgrade import GradingRun
+from ..grading.executors import make_executor
 from ..isolation import Limits
 from ..term.gradebook import read_scores
 from . import store
@@ -37,6 +38,7 @@ class Worker:
         self.slots = [threading.Thread(target=self._loop, name=f"grading-slot-{i}", daemon=True) for i in range(self.jobs)]
         self.busy: dict[int, str] = {}  # submission id -> student, being graded now
         self._lock = threading.Lock()  # the gradebook's steps of a run (open, admit, record), one slot at a time
+        self._local = threading.local()  # each slot's executor
 
     def start(self) -> None:
         again = store.requeue_own(self.engine, self.name)
@@ -51,7 +53,24 @@ class Worker:
         for slot in self.slots:
             slot.join(timeout=30)
 
+    def _executor(self):
+        """This slot's executor: made at its first submission and kept, with its grader process
+        and warm zygote, for every later one (``Executor.reset`` between them); closed when the
+        slot ends."""
+        mine = getattr(self._local, "executor", None)
+        if mine is None:
+            mine = self._local.executor = make_executor(self.limits, self.unsafe, "cpu", 1, self.scheduler)
+        return mine
+
     def _loop(self) -> None:
+        try:
+            self._slot()
+        finally:
+            executor = getattr(self._local, "executor", None)
+            if executor is not None:
+                executor.close()
+
+    def _slot(self) -> None:
         while not self.stopping.is_set():
             try:
                 row = store.claim(self.engine, self.name)
@@ -84,7 +103,8 @@ class Worker:
                 jobs = [] if not admitted else run.open_submission(student)
             if not admitted:
                 return self._finish(row, "failed", {"problem": "not a student of the gradebook", "questions": []})
-            with run.executor(1, self.scheduler, 1) as executor:
+            executor = self._executor()
+            try:
                 for job in jobs:
                     if job.runnable:
                         executor.submit(job)
@@ -93,6 +113,8 @@ class Worker:
                 for job, result in executor.results():
                     self._record(run, row, job, result)
                 run.report_errors(executor)
+            finally:
+                executor.reset()
             for error in run.report_.grader_errors:  # the grader's own failures, whole, for whoever runs the service
                 self.log(f"service: grader error: {error}")
         finally:

@@ -226,6 +226,22 @@ def test_a_forged_code_with_this_browsers_state_is_refused_by_the_hub(hub):
         assert r.status_code == 403 and "did not take this login's code" in r.json()["detail"], r.text
 
 
+def test_a_hub_token_without_the_service_scope_is_refused(hub):
+    """ada makes herself a hub token that may only read her name, and puts it where her login's
+    token was: the service refuses it (403, naming the scope), though the hub says it is ada's."""
+    with contextlib.closing(hub.login("ada")) as ada:
+        xsrf = next(c.value for c in ada.cookies.jar if c.name == "_xsrf")
+        r = ada.post("/hub/api/users/ada/tokens", json={"scopes": ["read:users:name!user"], "note": "narrow"},
+                     headers={"X-XSRFToken": xsrf})
+        assert r.status_code == 201, r.text
+        narrow = r.json()["token"]
+        [cookie] = [c.name for c in ada.cookies.jar if c.path.rstrip("/") == PREFIX]
+        assert ada.get(f"{PREFIX}/api/submissions").status_code == 200  # the login's own token opens it
+    with httpx.Client(base_url=hub.url, timeout=120, headers={"Cookie": f"{cookie}={narrow}"}) as narrowed:
+        r = narrowed.get(f"{PREFIX}/api/submissions")
+        assert r.status_code == 403 and "access:services!service=" in r.json()["detail"], r.text
+
+
 def test_a_token_still_works_beside_the_hub_login(hub):
     with httpx.Client(base_url=hub.url, timeout=120, headers={"Authorization": f"Bearer {hub.tokens['bob']}"}) as bob:
         r = bob.get(f"{PREFIX}/api/submissions")

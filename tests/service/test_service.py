@@ -28,7 +28,7 @@ CLOSED = "02-inner-products"  # given a due date long past in the fixture
 OTHER = "10-decoding"  # a notebook of another assignment, uploaded to ASSIGNMENT
 RATE = 3  # uploads per student per hour in this service, counted at the door (refused ones too)
 REFUSED = ("jon", "kai", "liv", "max")  # students who send bad uploads, RATE at most each
-CELL_SECONDS = 3  # CPU seconds per cell (no honest chapter-1 cell comes near); a sleeping cell stops at four times that
+CELL_SECONDS = 5  # the slots' service: CPU seconds per cell, as the class's (a sleeping cell stops at four times that)
 
 
 def _nb(nb) -> bytes:
@@ -38,7 +38,7 @@ def _nb(nb) -> bytes:
 @pytest.fixture(scope="module")
 def cls(tmp_path_factory):
     course = make_course_copy(ROOT, tmp_path_factory.mktemp("service") / "course")
-    tokens = {s: token(course, s, "--create") for s in ("ada", "bob", "cat", "dan", "eve", "fay", "gus", "hal", "ivy", "nia", "oli", *REFUSED)}
+    tokens = {s: token(course, s, "--create") for s in ("ada", "bob", "cat", "dan", "eve", "fay", "gus", "hal", "ivy", *REFUSED)}
     tokens["prof"] = token(course, "--instructor", "prof")
     nbgrader(["db", "assignment", "add", CLOSED, "--duedate", "2020-01-01 00:00:00 UTC"], course)
     from nbgrader.api import Gradebook
@@ -46,8 +46,7 @@ def cls(tmp_path_factory):
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}", "self-attention") as gb:  # cat may still submit CLOSED
         gb.update_or_create_submission(CLOSED, "cat", extension=datetime.timedelta(days=36500))
     perfect = perfect_submission(ASSIGNMENT, ROOT)
-    service = Service(course, free_port(), "--jobs", "2", "--rate-limit", str(RATE), "--rate-window", "3600", "--max-upload", "1",
-                      "--timeout", str(CELL_SECONDS))
+    service = Service(course, free_port(), "--jobs", "2", "--rate-limit", str(RATE), "--rate-window", "3600", "--max-upload", "1")
     service.start()
     yield {"course": course, "tokens": tokens, "service": service, "perfect": _nb(perfect),
            "buggy": _nb(_set_answer(perfect, "one_hot", WRONG_ONE_HOT))}
@@ -79,6 +78,40 @@ def test_revoked_token_is_401(cls):
     listed = run([sys.executable, "-m", "autograder", "token", "--course-root", str(course), "list"], course).stdout
     assert "rev" in listed and "revoked" in listed and tok not in listed
     assert tok.encode() not in (course / "gradebook.db").read_bytes()  # stored hashed only
+
+
+def test_tokens_for_the_whole_class_in_one_command(cls, tmp_path):
+    """`token issue --all --csv FILE` gives every student of the gradebook without a live token one
+    (two new students with their emails, and no one who has a token), in a new file only its owner
+    reads; each token opens the service; the command never overwrites a file of tokens."""
+    from nbgrader.api import Gradebook
+
+    from autograder.service import store
+
+    course = cls["course"]
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", "self-attention") as gb:
+        gb.update_or_create_student("pia", email="pia@example.edu")
+        gb.update_or_create_student("quy", email="quy@example.edu")
+    engine = sa.create_engine(f"sqlite:///{course / 'gradebook.db'}")
+    had = store.with_live_token(engine)
+    out = tmp_path / "tokens.csv"
+    command = [sys.executable, "-m", "autograder", "token", "--course-root", str(course), "issue", "--all", "--csv", str(out)]
+    done = run(command, course)
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = list(csv.DictReader(out.open(encoding="utf-8")))
+    assert (out.stat().st_mode & 0o777) == 0o600
+    by_student = {r["student_id"]: r for r in rows}
+    assert {"pia", "quy"} <= set(by_student) and not set(by_student) & had, (sorted(by_student), sorted(had))
+    assert by_student["pia"]["email"] == "pia@example.edu"
+    assert f"{len(rows)} token(s) issued" in done.stdout
+    for row in (by_student["pia"], by_student["quy"]):
+        with cls["service"].client(row["token"]) as c:
+            assert c.get("/api/submissions").status_code == 200
+    again = run(command, course)
+    assert again.returncode == 2 and "never overwritten" in again.stderr, again.stderr
+    done = run(command[:-1] + [str(tmp_path / "again.csv")], course)
+    assert done.returncode == 0 and "0 token(s) issued" in done.stdout, done.stdout + done.stderr
+    engine.dispose()
 
 
 def test_token_for_an_unknown_student_is_refused_without_create(cls):
@@ -254,23 +287,33 @@ def _status(client, sub_id: int) -> str:
     return client.get(f"/api/submissions/{sub_id}").json()["status"]
 
 
-def test_a_slow_submission_holds_one_slot_and_the_next_student_is_graded_meanwhile(cls):
-    """nia's notebook sleeps in two cells, each stopped at the wall-clock cap (four times the
-    CPU limit); oli uploads once nia's is being graded. The service has two slots: oli's is
-    claimed while nia's runs, and oli's result is in while nia's still runs (by order, not time:
-    the cap grows with the machine's measured slowness as grading does). A batch that waited for
-    its slowest notebook kept oli queued until nia's was done."""
-    slow = nbformat.reads(cls["perfect"].decode(), as_version=4)
-    for _ in range(2):
-        slow.cells.append(nbformat.v4.new_code_cell("import time\n\ntime.sleep(3600)  # stopped at the wall-clock cap"))
-    with _client(cls, "nia") as n, _client(cls, "oli") as o:
+@pytest.fixture(scope="module")
+def slots(tmp_path_factory, cls):
+    """A second service with two slots and a short cell limit, so that a sleeping cell ends soon."""
+    course = make_course_copy(ROOT, tmp_path_factory.mktemp("slots") / "course")
+    tokens = {s: token(course, s, "--create") for s in ("nia", "oli")}
+    service = Service(course, free_port(), "--jobs", "2", "--timeout", str(CELL_SECONDS)).start()
+    yield {"service": service, "tokens": tokens, "perfect": cls["perfect"]}
+    service.stop()
+
+
+def test_a_slow_submission_holds_one_slot_and_the_next_student_is_graded_meanwhile(slots):
+    """nia's notebook sleeps in a cell until the wall-clock cap stops it (four times the CPU limit);
+    oli uploads once nia's is being graded. With two slots, oli's is claimed while nia's runs, and
+    oli's result is in while nia's still runs (by order, not time: the cap grows with the machine's
+    measured slowness as grading does). A batch that waited for its slowest notebook kept oli
+    queued until nia's was done."""
+    slow = nbformat.reads(slots["perfect"].decode(), as_version=4)
+    slow.cells.append(nbformat.v4.new_code_cell("import time\n\ntime.sleep(3600)  # stopped at the wall-clock cap"))
+    service, tokens = slots["service"], slots["tokens"]
+    with service.client(tokens["nia"]) as n, service.client(tokens["oli"]) as o:
         r = submit(n, ASSIGNMENT, _nb(slow))
         assert r.status_code == 202, r.text
         slow_id = r.json()["id"]
         guard = time.monotonic() + 600  # a hang guard, not a timing assertion
         while _status(n, slow_id) == "queued" and time.monotonic() < guard:
             time.sleep(0.1)
-        r = submit(o, ASSIGNMENT, cls["perfect"])
+        r = submit(o, ASSIGNMENT, slots["perfect"])
         assert r.status_code == 202, r.text
         honest_id = r.json()["id"]
         while _status(o, honest_id) == "queued" and time.monotonic() < guard:
