@@ -95,6 +95,7 @@ def _issue_all(engine, args) -> int:
     import csv
     import os
 
+    from ..grading.safe_text import csv_safe
     from . import store
     from .classlist import emails
 
@@ -115,7 +116,7 @@ def _issue_all(engine, args) -> int:
         writer.writerow(["student_id", "email", "token"])
         for student, email in class_.items():
             if student not in holders:
-                writer.writerow([student, email, store.issue_token(engine, student, "student")])
+                writer.writerow([csv_safe(student), csv_safe(email), store.issue_token(engine, student, "student")])
                 issued += 1
     print(f"{issued} token(s) issued to {path}; {len(class_) - issued} student(s) already had a live one "
           f"(revoke a student's token to issue them another)")

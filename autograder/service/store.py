@@ -94,6 +94,8 @@ def issue_token(engine: sa.Engine, name: str, role: str) -> str:
     if role not in ROLES:
         raise ValueError(f"role must be one of {ROLES}, not {role!r}")
     token = secrets.token_urlsafe(32)
+    while token[0] in "-_":  # a spreadsheet (a mail merge's CSV) reads a leading '-' as a formula
+        token = secrets.token_urlsafe(32)
     with engine.begin() as conn:
         conn.execute(TOKENS.insert().values(token_hash=hash_token(token), name=name, role=role, created=now()))
     return token

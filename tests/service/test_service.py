@@ -103,6 +103,7 @@ def test_tokens_for_the_whole_class_in_one_command(cls, tmp_path):
     by_student = {r["student_id"]: r for r in rows}
     assert {"pia", "quy"} <= set(by_student) and not set(by_student) & had, (sorted(by_student), sorted(had))
     assert by_student["pia"]["email"] == "pia@example.edu"
+    assert not any(r["token"][0] in "-_" for r in rows)  # never read as a formula by a spreadsheet
     assert f"{len(rows)} token(s) issued" in done.stdout
     for row in (by_student["pia"], by_student["quy"]):
         with cls["service"].client(row["token"]) as c:
