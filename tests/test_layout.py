@@ -223,3 +223,21 @@ def test_the_old_paths_configurations_name_still_import():
         before, after = importlib.import_module(old), importlib.import_module(new)
         for name in names:
             assert getattr(before, name) is getattr(after, name), f"{old}.{name}"
+
+
+def test_the_commands_own_processes_do_not_import_torch():
+    """The grading command, the term's commands and the service run no check in their own process
+    (checks run in grader processes, forked from a server that imports torch once): importing them,
+    and the digest of the checks a grade depends on, leave torch unimported. Torch costs a second
+    and a half of CPU per process, and the suite starts about a hundred such commands."""
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "import autograder.cli, autograder.classgrade, autograder.termcli, autograder.service.app, autograder.grading.executors\n"
+            "from autograder.checking.registry import source_digest\n"
+            "source_digest(['01.build_vocab.values'])\n"
+            "print(sorted(m for m in sys.modules if m == 'torch' or m.startswith('torch.'))[:5])\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip() == "[]", f"the commands' own process imported torch: {done.stdout.strip()}"

@@ -30,12 +30,28 @@ Rules for check authors, so both places stay possible:
 """
 from __future__ import annotations
 
-from .compare import call_leaves_unchanged, expect_dtype, expect_equal, expect_tensor, expect_unchanged
-from .context import Context, LocalContext, course_device, describe, fresh_seed, run_body, run_check, untested_note
 from .failures import CheckFailure, NotAnswered, StudentCodeError, not_answered, untrusted
 from .forbidden import forbidden_calls_tripwire, forbidden_in_source
 from .registry import (CHECKS_PACKAGE, REGISTRY, Check, Clause, check, check_modules, checks_for, clauses, contract, contract_clauses, get_check,
                        load_all_checks)
+
+# The comparisons and the contexts import torch (a second of CPU): a process that only reads the
+# registry (the grading CLI's own process, the service) must not pay for it, so they are imported
+# when first named.
+_LAZY = {name: ".compare" for name in ("call_leaves_unchanged", "expect_dtype", "expect_equal", "expect_tensor", "expect_unchanged")}
+_LAZY.update({name: ".context" for name in ("Context", "LocalContext", "course_device", "describe", "fresh_seed", "run_body", "run_check",
+                                             "untested_note")})
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "CHECKS_PACKAGE", "REGISTRY", "Check", "CheckFailure", "Clause", "Context", "LocalContext", "NotAnswered", "StudentCodeError",

@@ -7,8 +7,6 @@ import contextlib
 import re
 from typing import Callable
 
-from ..isolation import resolve_owner
-
 
 # Routines that compute a forbidden one inside C++ under a name that shares none of its words: a
 # check that forbids the routine (its last name component) forbids these too. The recorder and the
@@ -53,6 +51,8 @@ class _Tripwire:
 @contextlib.contextmanager
 def forbidden_calls_tripwire(forbidden: tuple[str, ...]):
     """Temporarily wrap each forbidden function so a call to it is recorded."""
+    from ..isolation import resolve_owner  # the recorder's module imports torch: only when a tripwire is set
+
     hits: list[str] = []
     patched = []
     for dotted in forbidden:

@@ -29,15 +29,18 @@ import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import nbformat
 
 from ..checking import CheckFailure, get_check
 from ..isolation import KernelError, KernelTimeout, Limits, make_kernel
 from ..notebooks.cells import is_protected, is_test_cell, nbgrader_meta, split_test_cell
-from .decide import Session, run_remote_check
 from .outcome import Kind, RunResult, Verdict
 from .scan import StudentSource, importable_modules
+
+if TYPE_CHECKING:  # decide imports torch: only a grader process that runs a notebook needs it
+    from .decide import Session
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _COMPILE_ERRORS = ("SyntaxError", "IndentationError", "TabError")
@@ -116,6 +119,8 @@ class NotebookRunner:
         self.device = device
 
     def run(self, nb, submission_dir: Path | None, extra_modules: dict[str, str] | None = None, label: str = "") -> RunResult:
+        from .decide import Session
+
         start = time.monotonic()
         nb = copy.deepcopy(nb)
         plan, forbidden = _plan(nb)
@@ -221,6 +226,8 @@ class _Run:
         if reply.get("status") != "ok":
             error = _clean_error(reply.get("error"), self.caps)
             return error, Kind.FAILED if error["ename"] == "AssertionError" else Kind.ERROR
+        from .decide import run_remote_check
+
         for name in step.checks or []:
             try:
                 self.untested.update(run_remote_check(name, self.session))

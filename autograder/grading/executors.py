@@ -132,7 +132,7 @@ class ProcessExecutor(Executor):
 
         super().__init__(limits, unsafe, device)
         self.ctx = multiprocessing.get_context("forkserver")
-        self.ctx.set_forkserver_preload([__name__])
+        self.ctx.set_forkserver_preload([__name__, f"{__package__}.decide"])  # decide: the checks' torch
         self.zygote = self.shared = None
         if warm_available(device, unsafe):
             try:  # stopped by close(), or with this process's zygotes (shutdown)

@@ -20,7 +20,6 @@ from .sandbox.bwrap import SandboxUnavailable, sandbox_problem
 from .kernels.kernel import Kernel, KernelError, KernelTimeout
 from .sandbox.leftovers import clean_leftovers, scratch_prefix
 from .sandbox.limits import GiB, MiB, Limits, limits_from_args, machine_slowness, parse_size
-from .guard.recorder import DeviceWatch, Recorder, resolve_owner
 from .kernels.warmpool import WarmKernel, ZygoteError, adopt_shared, shutdown, start_shared_zygote, warm_available
 
 __all__ = [
@@ -28,6 +27,21 @@ __all__ = [
     "limits_from_args", "machine_slowness", "make_kernel", "parse_size", "DeviceWatch", "Recorder", "resolve_owner", "clean_leftovers", "scratch_prefix", "sandbox_problem", "shutdown", "wire",
     "ZygoteError", "adopt_shared", "start_shared_zygote", "warm_available",
 ]
+
+
+# The recorder imports torch (a second of CPU): a command that never records a call (the grading
+# CLI's own process, the service, formgrader) must not pay for it, so it is imported when first named.
+_LAZY = {"DeviceWatch": ".guard.recorder", "Recorder": ".guard.recorder", "resolve_owner": ".guard.recorder"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def make_kernel(submission, limits: Limits, *, unsafe: bool, device: str, forbidden, label: str, warm: bool = True) -> Kernel:
