@@ -16,6 +16,14 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 # never depend on chance: what other seeds do is `make seed-sweep`'s business (CONTRIBUTING).
 # A test that needs another seed sets it itself (monkeypatch.setenv), as test_remote_parity does.
 os.environ.setdefault("COURSE_CHECK_SEED", "20261203")
+# One OpenMP thread per process, set before anything imports torch (the subprocesses inherit it).
+# Two test processes share two cores with the kernels and commands they start: a torch that
+# splits its work over both cores while the other process computes waits for its second thread.
+# Chapter 10's in-process checks took 17 s alone, 52 s beside one busy core with torch's default
+# two threads, and 18 s beside it with one (CONTRIBUTING, "What a test may cost"). Kernels set their
+# own count from their limits; the book's pages that time things set one thread themselves.
+for _threads in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_threads, "1")
 
 
 # `make test` runs the suite in two processes (pytest-xdist). The tests of one module stay in

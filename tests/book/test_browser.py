@@ -8,12 +8,13 @@ opened as files (file://, a USB stick) typesets its math, draws its figures and 
 Chinese with the book's own font.
 
 Uses the session's book build (`built_book` in conftest.py). Screenshots of every chapter
-and of each interactive figure before and after its controls move go to
-`_build/screenshots/` for review. Needs Debian's chromium and chromium-driver
+(its first screen; its whole page with ``BOOK_SCREENSHOTS=full``, about 15 s more) and of each
+interactive figure before and after its controls move go to `_build/screenshots/` for review. Needs Debian's chromium and chromium-driver
 (`make test` installs them when missing)."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import time
 import urllib.request
@@ -45,6 +46,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 SCREENSHOTS = ROOT / "_build" / "screenshots"
+FULL_PAGES = os.environ.get("BOOK_SCREENSHOTS") == "full"  # each chapter's whole page, not its first screen
 CHAPTER = re.compile(r"^book/\d\d-[\w-]+$")
 
 
@@ -124,7 +126,12 @@ def visits(site, browser):
         page_settled(browser)
         facts = browser.execute_script(PAGE_FACTS)
         if CHAPTER.match(name):
-            full_page_screenshot(browser, SCREENSHOTS / f"{Path(name).name}.png")
+            shot = SCREENSHOTS / f"{Path(name).name}.png"
+            if FULL_PAGES:
+                full_page_screenshot(browser, shot)
+            else:
+                shot.parent.mkdir(parents=True, exist_ok=True)
+                browser.save_screenshot(str(shot))
         facts["requests"], facts["console"], facts["failed"] = recorder.drain()
         results[name] = facts
     return results

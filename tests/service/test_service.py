@@ -295,7 +295,10 @@ def slots(tmp_path_factory, cls):
     tokens = {s: token(course, s, "--create") for s in ("nia", "oli")}
     service = Service(course, free_port(), "--jobs", "2", "--timeout", str(CELL_SECONDS)).start()
     yield {"service": service, "tokens": tokens, "perfect": cls["perfect"]}
-    service.stop()
+    # nia's sleeping cell may still run (until its wall-clock cap): killed with the service, as the
+    # kill-9 test does (the sandbox dies with its parent; a sleeping cell stopped at its cap is the
+    # class's cheat-sleep, test_grading_adversarial.py)
+    service.kill9()
 
 
 def test_a_slow_submission_holds_one_slot_and_the_next_student_is_graded_meanwhile(slots):
@@ -303,7 +306,7 @@ def test_a_slow_submission_holds_one_slot_and_the_next_student_is_graded_meanwhi
     oli uploads once nia's is being graded. With two slots, oli's is claimed while nia's runs, and
     oli's result is in while nia's still runs (by order, not time: the cap grows with the machine's
     measured slowness as grading does). A batch that waited for its slowest notebook kept oli
-    queued until nia's was done."""
+    queued until nia's was done. nia's is not waited for: the fixture's service goes with it."""
     slow = nbformat.reads(slots["perfect"].decode(), as_version=4)
     slow.cells.append(nbformat.v4.new_code_cell("import time\n\ntime.sleep(3600)  # stopped at the wall-clock cap"))
     service, tokens = slots["service"], slots["tokens"]
@@ -319,11 +322,9 @@ def test_a_slow_submission_holds_one_slot_and_the_next_student_is_graded_meanwhi
         claimed_while = _status(n, slow_id)
         honest = wait_done(o, [honest_id])[honest_id]
         done_while = _status(n, slow_id)
-        slow_done = wait_done(n, [slow_id])[slow_id]
     assert claimed_while == "running", "oli's upload waited in the queue until nia's slow one was done"
     assert honest["status"] == "graded" and honest["score"] == honest["max_score"] == 16, honest
     assert done_while == "running", "oli's result came only after nia's slow one was done"
-    assert slow_done["status"] in ("graded", "failed"), slow_done
 
 
 def test_another_students_submission_is_404_like_a_missing_one(cls):

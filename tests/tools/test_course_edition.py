@@ -23,7 +23,7 @@ import yaml
 from autograder.notebooks.coursedir import assignments, nbgrader_meta, read, source_path
 from course import authoring
 from tests.support import ROOT
-from tests.support.coursecopy import nbgrader, run
+from tests.support.coursecopy import empty_gradebook, nbgrader, run
 from tests.support.imports import unresolved_imports as probe_imports
 from tools.course_edition import OPEN_PATH, OPEN_REPOSITORY, course_edition, open_repository_mentions
 
@@ -147,8 +147,9 @@ def configured_root(dest: Path, url: str = EDITION_URL) -> Path:
     config = dest / "_config.yml"
     config.write_text(re.sub(r"(?m)^(  url: ).*$", lambda m: m.group(1) + url, config.read_text(encoding="utf-8"), count=1), encoding="utf-8")
     assert authoring.write_setup_cells(dest), "nothing was rewritten for the new URL"
-    for a in assignments(dest):
-        nbgrader(["generate_assignment", a, "--force", "--log-level=WARN"], dest)
+    shutil.copy2(empty_gradebook(), dest / "gradebook.db")  # what nbgrader's first command makes (coursecopy.py)
+    nbgrader(["generate_assignment", "*", "--force", "--log-level=WARN"], dest)  # every assignment, one process
+    assert sorted(p.name for p in (dest / "exercises").iterdir()) == assignments(dest)
     return dest
 
 
