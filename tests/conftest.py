@@ -24,6 +24,14 @@ os.environ.setdefault("COURSE_CHECK_SEED", "20261203")
 # own count from their limits; the book's pages that time things set one thread themselves.
 for _threads in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_threads, "1")
+# The machine's slowness (``machine_slowness``: the CPU time of a fixed piece of work; the limits
+# grow with it) measured once for the run and handed to every process the run starts, through the
+# variable a user sets to pin it: the same measurement, made once instead of once per command
+# (0.6 s of CPU each). test_load_independence.py measures the work itself.
+if not os.environ.get("AUTOGRADER_SLOWNESS"):
+    from autograder.isolation import machine_slowness
+
+    os.environ["AUTOGRADER_SLOWNESS"] = str(machine_slowness())
 
 
 # `make test` runs the suite in two processes (pytest-xdist). The tests of one module stay in
