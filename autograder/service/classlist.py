@@ -21,6 +21,9 @@ GRADE_CELLS = sa.Table("grade_cells", _NB, sa.Column("id", sa.String(32), primar
                        sa.Column("cell_type", sa.String(16)))
 SUBMITTED_NOTEBOOK = sa.Table("submitted_notebook", _NB, sa.Column("id", sa.String(32), primary_key=True),
                               sa.Column("assignment_id", sa.String(32)))
+NOTEBOOK = sa.Table("notebook", _NB, sa.Column("id", sa.String(32), primary_key=True), sa.Column("assignment_id", sa.String(32)))
+SOURCE_CELL = sa.Table("source_cell", _NB, sa.Column("id", sa.String(32), primary_key=True), sa.Column("name", sa.String(128)),
+                       sa.Column("source", sa.Text), sa.Column("notebook_id", sa.String(32)))
 GRADE = sa.Table("grade", _NB, sa.Column("id", sa.String(32), primary_key=True), sa.Column("notebook_id", sa.String(32)),
                  sa.Column("cell_id", sa.String(32)), sa.Column("auto_score", sa.Float), sa.Column("manual_score", sa.Float),
                  sa.Column("extra_credit", sa.Float))
@@ -87,3 +90,21 @@ def add_student(db_url: str, course_id: str, student: str) -> None:
 
     with Gradebook(db_url, course_id) as gb:
         gb.update_or_create_student(student)
+
+
+def test_cell_checks(engine: sa.Engine, assignment: str) -> dict[str, list[str]]:
+    """Each cell of ``assignment`` as nbgrader keeps the instructor's source (its ``source_cell``
+    table) -> the hidden checks it runs: what a failed test cell of a student graded another way
+    can be traced to. A cell whose hidden part does not parse runs no check here."""
+    from ..notebooks.cells import split_test_cell
+
+    query = (sa.select(SOURCE_CELL.c.name, SOURCE_CELL.c.source).join(NOTEBOOK, SOURCE_CELL.c.notebook_id == NOTEBOOK.c.id)
+             .join(ASSIGNMENT, NOTEBOOK.c.assignment_id == ASSIGNMENT.c.id).where(ASSIGNMENT.c.name == assignment))
+    found: dict[str, list[str]] = {}
+    with engine.connect() as conn:
+        for row in conn.execute(query):
+            try:
+                found[row.name] = split_test_cell(row.source or "")[1]
+            except Exception:  # noqa: BLE001 - the instructor's malformed cell: traced to nothing
+                found[row.name] = []
+    return found

@@ -1,18 +1,53 @@
 """The instructor's picture of one assignment: every student's latest result, which graded
-properties (test cells) the class fails and who fails each, the students of the gradebook who
-have not submitted, and the grading still in progress. One view with the gradebook: a student whose
-work came another way (nbgrader's exchange, an LMS download) and was graded in the same gradebook is
-listed with that grade, not as "not submitted". As JSON, CSV, and a bar chart drawn
-here as plain SVG (no browser library, no CDN)."""
+properties the class fails and who fails each (a property is the clause the student reads in the
+notebook, ``03.softmax.stability``: one mistake is one bar, however many test cells it fails), the
+students of the gradebook who have not submitted, and the grading still in progress. One view with
+the gradebook: a student whose work came another way (nbgrader's exchange, an LMS download) and was
+graded in the same gradebook is listed with that grade, not as "not submitted". As JSON, CSV, and a
+bar chart drawn here as plain SVG (no browser library, no CDN)."""
 from __future__ import annotations
 
 import csv
 import io
 import json
+import re
 from html import escape
 
 from ..grading.safe_text import csv_safe
 from . import classlist, store
+
+
+_CHECK = re.compile(r"\[check ([\w.]+), seed")  # how every hidden check's failure message ends (checking.Context.fail)
+
+
+def clause_of_check(assignment: str) -> dict[str, str]:
+    """Each hidden check of ``assignment`` -> the clause the student reads in the notebook's "What the
+    hidden checks grade" cell: the clause named like the check, else the first that lists it."""
+    from ..checking import clauses
+
+    table: dict[str, str] = {}
+    for clause in clauses(assignment.split("-", 1)[0]):
+        for name in clause.checks:
+            if name == clause.id or name not in table:
+                table[name] = clause.id
+    return table
+
+
+def _properties(question: str, reasons: list[str], clause: dict[str, str]) -> set[str]:
+    """The clauses a failed test cell's reasons name (``[check NAME, seed S]``); the cell itself
+    for a reason no hidden check gave (a visible test's assertion, a cell that raised)."""
+    found = set()
+    for reason in reasons:
+        named = _CHECK.search(reason)
+        found.add(clause.get(named.group(1), question) if named else question)
+    return found or {question}
+
+
+def _cell_properties(cell: str, checks: list[str], clause: dict[str, str]) -> set[str]:
+    """A failed test cell known only from the gradebook: its clause when every check it runs
+    belongs to one clause; the cell itself when that cannot be told."""
+    named = {clause.get(name) for name in checks}
+    return named if len(named) == 1 and None not in named else {cell}
 
 
 def build(engine, assignment: str) -> dict:
@@ -26,19 +61,22 @@ def build(engine, assignment: str) -> dict:
             latest[row["student"]] = row  # rows come in id order: the last is the latest
     failing: dict[str, list[str]] = {}
     students = []
+    clause = clause_of_check(assignment)
     for student, row in sorted(latest.items()):
         result = json.loads(row["result"] or "{}")
+        failed = set().union(*[_properties(q["name"], q["failed"], clause) for q in result.get("questions", []) if q.get("failed")])
         students.append({"student": student, "submission": row["id"], "status": row["status"], "score": result.get("score"),
-                         "max_score": result.get("max_score"), "problem": result.get("problem", ""),
-                         "failed": [q["name"] for q in result.get("questions", []) if q.get("failed")]})
+                         "max_score": result.get("max_score"), "problem": result.get("problem", ""), "failed": sorted(failed)})
         for name in students[-1]["failed"]:
             failing.setdefault(name, []).append(student)
     submitted = {r["student"] for r in rows}
+    cells = classlist.test_cell_checks(engine, assignment)
     for student, grade in sorted(classlist.graded(engine, assignment).items()):
         if student in submitted:  # the service's own result for the student's latest upload
             continue
         students.append({"student": student, "submission": None, "status": "graded in the gradebook", "score": grade["score"],
-                         "max_score": grade["max_score"], "problem": "", "failed": sorted(grade["failed"])})
+                         "max_score": grade["max_score"], "problem": "",
+                         "failed": sorted(set().union(*[_cell_properties(c, cells.get(c, []), clause) for c in grade["failed"]]))})
         for name in students[-1]["failed"]:
             failing.setdefault(name, []).append(student)
         submitted.add(student)

@@ -9,6 +9,7 @@ import csv
 import datetime
 import io
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -18,11 +19,12 @@ import nbformat
 import pytest
 import sqlalchemy as sa
 
+from course.checks import clauses
 from tests.support import ROOT, soon
 from tests.support.cheats import ASSIGNMENT, WRONG_ONE_HOT, _set_answer
 from tests.support.coursecopy import make_course_copy, nbgrader, run
 from tests.support.service import Service, free_port, submit, token, wait_done
-from tests.support.studentwork import perfect_submission
+from tests.support.studentwork import mutant_submission, mutants, perfect_submission
 
 CLOSED = "02-inner-products"  # given a due date long past in the fixture
 OTHER = "10-decoding"  # a notebook of another assignment, uploaded to ASSIGNMENT
@@ -38,7 +40,7 @@ def _nb(nb) -> bytes:
 @pytest.fixture(scope="module")
 def cls(tmp_path_factory):
     course = make_course_copy(ROOT, tmp_path_factory.mktemp("service") / "course")
-    tokens = {s: token(course, s, "--create") for s in ("ada", "bob", "cat", "dan", "eve", "fay", "gus", "hal", "ivy", *REFUSED)}
+    tokens = {s: token(course, s, "--create") for s in ("ada", "bob", "cat", "dan", "eve", "fay", "gus", "hal", "ivy", "kim", *REFUSED)}
     tokens["prof"] = token(course, "--instructor", "prof")
     nbgrader(["db", "assignment", "add", CLOSED, "--duedate", "2020-01-01 00:00:00 UTC"], course)
     from nbgrader.api import Gradebook
@@ -350,31 +352,44 @@ def test_stored_where_nbgrader_reads_it(cls):
 
 
 def test_instructor_report_counts_the_class_failures(cls):
+    """Each bar is a clause the student reads in the notebook: kim's one_hot passes the visible tests
+    and calls F.one_hot, which a hidden check refuses (01.one_hot.builtin, not test_one_hot_values);
+    bob's fails a visible test, which names no clause: that bar is the test cell."""
+    builtin = mutant_submission(ASSIGNMENT, ROOT, next(m for m in mutants(ASSIGNMENT) if m.stem == "one_hot__uses_builtin"))
+    with _client(cls, "kim") as k:
+        r = submit(k, ASSIGNMENT, _nb(builtin))
+        assert r.status_code == 202, r.text
+        assert wait_done(k, [r.json()["id"]])[r.json()["id"]]["status"] == "graded"
     with _client(cls, "prof") as p:
         data = p.get(f"/api/assignments/{ASSIGNMENT}/report").json()
         latest = {s["student"]: s for s in data["students"]}
+        clause = {name: c.id for c in clauses(ASSIGNMENT[:2]) for name in c.checks}  # chapter 01: one check a clause
         expected: dict[str, set[str]] = {}
         for student, row in latest.items():
             if row["submission"] is None:  # graded in the gradebook another way (the next test's student)
                 continue
             result = p.get(f"/api/submissions/{row['submission']}").json()
             for q in result["questions"]:
-                if q["failed"]:
-                    expected.setdefault(q["name"], set()).add(student)
+                for reason in q["failed"]:  # a hidden check's failure names it: [check NAME, seed S]
+                    named = re.search(r"\[check ([\w.]+), seed", reason)
+                    expected.setdefault(clause[named.group(1)] if named else q["name"], set()).add(student)
         assert expected, data  # bob and eve fail properties
+        assert expected.get("01.one_hot.builtin") == {"kim"}, expected  # the clause the student reads, not the test cell
         assert {prop["property"]: set(prop["students"]) for prop in data["properties"]} == expected
         assert [prop["failing"] for prop in data["properties"]] == sorted((len(v) for v in expected.values()), reverse=True)
         assert "dan" in data["not_submitted"] and "ada" not in data["not_submitted"]
         table = list(csv.DictReader(io.StringIO(p.get(f"/api/assignments/{ASSIGNMENT}/report", params={"format": "csv"}).text)))
         assert {r["student"]: r["status"] for r in table}["dan"] == "not submitted"
         svg = p.get(f"/api/assignments/{ASSIGNMENT}/chart.svg")
-        assert svg.headers["content-type"].startswith("image/svg+xml") and "test_one_hot_values" in svg.text and "bob" in svg.text
+        assert svg.headers["content-type"].startswith("image/svg+xml") and "01.one_hot.builtin" in svg.text and "bob" in svg.text
 
 
 def test_a_student_graded_another_way_is_in_the_report_with_that_grade(cls):
     """One view of the class: ivy's work came another way (nbgrader's exchange, an LMS download) and
-    was graded in the same gradebook; the report lists her with that grade and the property she fails,
-    not as "not submitted" (it did). cat has an extension on CLOSED and no work: still not submitted."""
+    was graded in the same gradebook; the report lists her with that grade and the properties she fails,
+    not as "not submitted" (it did). The gradebook says which test cells she failed: a cell whose checks
+    grade one clause is that clause (test_build_vocab_values); a cell of several clauses stays the
+    cell (test_one_hot_values). cat has an extension on CLOSED and no work: still not submitted."""
     from nbgrader.api import Gradebook
 
     with Gradebook(f"sqlite:///{cls['course'] / 'gradebook.db'}", "self-attention") as gb:
@@ -382,17 +397,19 @@ def test_a_student_graded_another_way_is_in_the_report_with_that_grade(cls):
         for nb in gb.update_or_create_submission(ASSIGNMENT, "ivy").notebooks:
             for grade in nb.grades:
                 if grade.cell_type == "code":
-                    grade.auto_score = 0.0 if grade.name == "test_one_hot_values" else grade.max_score
+                    grade.auto_score = 0.0 if grade.name in ("test_one_hot_values", "test_build_vocab_values") else grade.max_score
                     code[grade.name] = grade.max_score
         gb.db.commit()
     assert "test_one_hot_values" in code
     with _client(cls, "prof") as p:
         data = p.get(f"/api/assignments/{ASSIGNMENT}/report").json()
         ivy = next(s for s in data["students"] if s["student"] == "ivy")
-        assert ivy["score"] == sum(code.values()) - code["test_one_hot_values"] and ivy["max_score"] == sum(code.values()), ivy
-        assert ivy["failed"] == ["test_one_hot_values"] and ivy["submission"] is None, ivy
+        lost = code["test_one_hot_values"] + code["test_build_vocab_values"]
+        assert ivy["score"] == sum(code.values()) - lost and ivy["max_score"] == sum(code.values()), ivy
+        assert ivy["failed"] == ["01.build_vocab.values", "test_one_hot_values"] and ivy["submission"] is None, ivy
         assert "ivy" not in data["not_submitted"] and "dan" in data["not_submitted"]
-        assert "ivy" in next(prop["students"] for prop in data["properties"] if prop["property"] == "test_one_hot_values")
+        for prop in ("01.build_vocab.values", "test_one_hot_values"):
+            assert "ivy" in next(p_["students"] for p_ in data["properties"] if p_["property"] == prop), (prop, data["properties"])
         table = {r["student"]: r["status"] for r in csv.DictReader(io.StringIO(p.get(f"/api/assignments/{ASSIGNMENT}/report", params={"format": "csv"}).text))}
         assert table["ivy"] == "graded in the gradebook"
         assert "cat" in p.get(f"/api/assignments/{CLOSED}/report").json()["not_submitted"]
