@@ -26,11 +26,18 @@ def _available(s) -> float:
     return s.max_score + s.manual_graded_max + s.manual_max
 
 
+def check_named(reason: str) -> str | None:
+    """The hidden check a lost point's reason names (every check's message ends ``[check NAME]`` or
+    ``[check NAME, seed S]``), or None for a reason no hidden check gave."""
+    found = _CHECK.search(reason)
+    return found.group(1) if found else None
+
+
 def _reason_key(reason: str) -> str:
     """What a lost point's reason is about: ``check NAME`` when a hidden check failed, else the
     message's first 100 characters (a visible test's assertion names its property too)."""
-    found = _CHECK.search(reason)
-    return f"check {found.group(1)}" if found else " ".join(reason.split())[:100]
+    name = check_named(reason)
+    return f"check {name}" if name else " ".join(reason.split())[:100]
 
 
 def class_summary(assignment: str, students: list, absent: list) -> list[str]:

@@ -10,14 +10,11 @@ from __future__ import annotations
 import csv
 import io
 import json
-import re
 from html import escape
 
 from ..grading.safe_text import csv_safe
+from ..grading.summary import check_named
 from . import classlist, store
-
-
-_CHECK = re.compile(r"\[check ([\w.]+), seed")  # how every hidden check's failure message ends (checking.Context.fail)
 
 
 def clause_of_check(assignment: str) -> dict[str, str]:
@@ -34,13 +31,9 @@ def clause_of_check(assignment: str) -> dict[str, str]:
 
 
 def _properties(question: str, reasons: list[str], clause: dict[str, str]) -> set[str]:
-    """The clauses a failed test cell's reasons name (``[check NAME, seed S]``); the cell itself
-    for a reason no hidden check gave (a visible test's assertion, a cell that raised)."""
-    found = set()
-    for reason in reasons:
-        named = _CHECK.search(reason)
-        found.add(clause.get(named.group(1), question) if named else question)
-    return found or {question}
+    """The clauses a failed test cell's reasons name (``[check NAME]``: ``summary.check_named``); the
+    cell itself for a reason no hidden check gave (a visible test's assertion, a cell that raised)."""
+    return {clause.get(check_named(reason) or "", question) for reason in reasons} or {question}
 
 
 def _cell_properties(cell: str, checks: list[str], clause: dict[str, str]) -> set[str]:
