@@ -23,7 +23,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from .checking import untested_note
-from .isolation import Limits, SandboxUnavailable, sandbox_problem
+from .isolation import Limits, SandboxUnavailable, prewarm, sandbox_problem
 from .notebooks.cells import grade_ids
 from .notebooks.coursedir import COURSE_ROOT, assignments, course_directory, read, release_path, source_path
 from .grading.execute import NotebookRunner
@@ -105,6 +105,7 @@ def check_notebook(path: Path, assignment: str, limits: Limits | None = None, un
         if problem:
             raise SandboxUnavailable(f"{problem}. Refusing to run the notebook without a sandbox; pass --unsafe to run it anyway.")
     limits = limits or Limits()
+    prewarm(limits, unsafe=unsafe, device=device)  # the kernel's zygote starts while the notebook is read and nbgrader imported
     try:
         student = load_submission(Path(path))
     except InvalidNotebook as exc:

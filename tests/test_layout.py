@@ -235,6 +235,7 @@ def test_the_commands_own_processes_do_not_import_torch():
 
     code = ("import sys\n"
             "import autograder.cli, autograder.classgrade, autograder.termcli, autograder.service.app, autograder.grading.executors\n"
+            "import autograder.selfcheck  # check: its notebook run imports torch once the kernel's zygote is starting\n"
             "from autograder.checking.registry import source_digest\n"
             "source_digest(['01.build_vocab.values'])\n"
             "print(sorted(m for m in sys.modules if m == 'torch' or m.startswith('torch.'))[:5])\n")

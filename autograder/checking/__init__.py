@@ -30,7 +30,7 @@ Rules for check authors, so both places stay possible:
 """
 from __future__ import annotations
 
-from .failures import CheckFailure, NotAnswered, StudentCodeError, not_answered, untrusted
+from .failures import CheckFailure, NotAnswered, StudentCodeError, not_answered, untested_note, untrusted
 from .forbidden import forbidden_calls_tripwire, forbidden_in_source
 from .registry import (CHECKS_PACKAGE, REGISTRY, Check, Clause, check, check_modules, checks_for, clauses, contract, contract_clauses, get_check,
                        load_all_checks)
@@ -39,8 +39,7 @@ from .registry import (CHECKS_PACKAGE, REGISTRY, Check, Clause, check, check_mod
 # registry (the grading CLI's own process, the service) must not pay for it, so they are imported
 # when first named.
 _LAZY = {name: ".compare" for name in ("call_leaves_unchanged", "expect_dtype", "expect_equal", "expect_tensor", "expect_unchanged")}
-_LAZY.update({name: ".context" for name in ("Context", "LocalContext", "course_device", "describe", "fresh_seed", "run_body", "run_check",
-                                             "untested_note")})
+_LAZY.update({name: ".context" for name in ("Context", "LocalContext", "course_device", "describe", "fresh_seed", "run_body", "run_check")})
 
 
 def __getattr__(name: str):

@@ -335,26 +335,6 @@ class LocalContext(Context):
 
 
 # --------------------------------------------------------------------------- entry point
-def untested_note(untested: dict[str, str]) -> str:
-    """One line for a notebook's report: the device clauses a grader without a GPU did not test, and the
-    memory clauses it could not measure from outside the kernel."""
-    stand_in = sorted(c for c, why in untested.items() if why == "stand-in")
-    nothing = sorted(c for c, why in untested.items() if why == "inconclusive")
-    unmeasured = sorted(c for c, why in untested.items() if why == "unmeasured")
-    parts = []
-    if stand_in:
-        parts.append(f"{', '.join(stand_in)} passed with PyTorch's `meta` device standing in for a GPU "
-                     "(a function can tell the two apart)")
-    if nothing:
-        parts.append(f"{', '.join(nothing)} could not be probed (the function uses an operation the `meta` device "
-                     "cannot run, such as `.item()`)")
-    notes = ["device clauses not tested on a GPU (this grader has none): " + "; ".join(parts)] if parts else []
-    if unmeasured:
-        notes.append(f"{', '.join(unmeasured)}: memory not measured from outside the kernel (it has no cgroup of its own "
-                     "here); decided by the recorder in the kernel alone")
-    return "; ".join(notes)
-
-
 def run_check(name: str, namespace: dict, seed: int | None = None) -> None:
     """Run one hidden check against the student's definitions in ``namespace``.
 

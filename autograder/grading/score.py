@@ -143,7 +143,6 @@ RUN_WIDE = ("stand-in", "unmeasured")
 
 
 def _device_note(untested: dict[str, str]) -> str:
-    """``checking.untested_note``, imported when there is a clause to name (it brings PyTorch)."""
     from ..checking import untested_note
 
     return untested_note(untested)

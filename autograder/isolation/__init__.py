@@ -24,7 +24,7 @@ from .kernels.warmpool import WarmKernel, ZygoteError, adopt_shared, shutdown, s
 
 __all__ = [
     "GiB", "MiB", "Kernel", "KernelError", "KernelTimeout", "Limits", "SandboxUnavailable",
-    "limits_from_args", "machine_slowness", "make_kernel", "parse_size", "DeviceWatch", "Recorder", "resolve_owner", "clean_leftovers", "scratch_prefix", "sandbox_problem", "shutdown", "wire",
+    "limits_from_args", "machine_slowness", "make_kernel", "parse_size", "prewarm", "DeviceWatch", "Recorder", "resolve_owner", "clean_leftovers", "scratch_prefix", "sandbox_problem", "shutdown", "wire",
     "ZygoteError", "adopt_shared", "start_shared_zygote", "warm_available",
 ]
 
@@ -49,3 +49,26 @@ def make_kernel(submission, limits: Limits, *, unsafe: bool, device: str, forbid
     if warm and warm_available(device, unsafe):
         return WarmKernel(submission, limits, unsafe=unsafe, device=device, forbidden=forbidden, label=label)
     return Kernel(submission, limits, unsafe=unsafe, device=device, forbidden=forbidden, label=label)
+
+
+def prewarm(limits: Limits, *, unsafe: bool, device: str) -> None:
+    """Start this process's warm zygote in the background, when ``make_kernel`` will use one: a
+    command that runs one notebook (``check``) reads its files and imports its libraries meanwhile,
+    instead of first. A zygote that fails to start here is started (or a cold kernel used) later,
+    as without this."""
+    if not warm_available(device, unsafe):
+        return
+    import threading
+
+    from .kernels.warmpool import get_zygote
+
+    def start() -> None:
+        try:
+            get_zygote(limits.threads, device)
+        except Exception:  # noqa: BLE001 - WarmKernel.start tries again and says why
+            return
+        # the sandbox dies with the thread that started it (bwrap --die-with-parent: the kernel's
+        # PR_SET_PDEATHSIG is about the parent thread), so this thread lasts as long as the process
+        threading.Event().wait()
+
+    threading.Thread(target=start, name="prewarm", daemon=True).start()

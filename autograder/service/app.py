@@ -5,7 +5,7 @@ when JupyterHub runs the service, the hub's login (hub.py: its OAuth cookie name
     POST /api/assignments/{assignment}/submissions   multipart field ``notebook``: 202 {"id", "status": "queued"}
     GET  /api/submissions                            the caller's own submissions
     GET  /api/submissions/{id}                       one of them (another student's answers 404, as a missing one)
-    GET  /api/assignments                            the assignments, with the caller's hard deadline
+    GET  /api/assignments                            the assignments: open to submissions or not, the caller's hard deadline
     GET  /api/assignments/{assignment}/report        instructor: the class's latest results (JSON, or ?format=csv)
     GET  /api/assignments/{assignment}/chart.svg     instructor: failing students per property, as a bar chart
     GET  /api/assignments/{assignment}/similarity.html  instructor: the report of ``python -m autograder similarity``
@@ -41,8 +41,11 @@ class Settings:
     rate_window: float = 300.0  # ... in this many seconds (else 429)
     late_window: datetime.timedelta = datetime.timedelta(days=10)
     history_keep: int = 20  # numbered copies kept per student and assignment in service-history/ (0: all)
+    history_bytes: int = 50 * 1024 * 1024  # a student's whole service-history/ (0: no cap); the oldest copies go first
     wake: object = None  # the worker's event: set when a submission is queued
     hub: object = None  # hub.HubLogin when JupyterHub runs the service: its OAuth cookie identifies a caller
+    opened: frozenset = frozenset()  # --open NAME: assignments the instructor opens without a release or a due date ("all")
+    outbound: Path | None = None  # nbgrader's exchange folder of this course's released assignments
 
 
 class _TooLarge(Exception):
@@ -94,12 +97,34 @@ def known(settings: Settings, assignment: str) -> str:
     return assignment
 
 
+def is_open(settings: Settings, assignment: str) -> bool:
+    """Released to the class: ``nbgrader release_assignment`` put it in the exchange, or it has a due
+    date in the gradebook, or the instructor opened it (``--open``). An assignment that is only
+    generated (in ``release/``, as every chapter of a clone is) is not."""
+    if assignment in settings.opened or "all" in settings.opened:
+        return True
+    if settings.outbound is not None and (Path(settings.outbound) / assignment).is_dir():
+        return True
+    from .classlist import due_date
+
+    return due_date(settings.engine, assignment) is not None
+
+
+def _check_open(settings: Settings, assignment: str) -> None:
+    if not is_open(settings, assignment):
+        raise Refused(403, f"{assignment} is not open for submissions: it has not been released to the class yet. "
+                           f"Submit an assignment your instructor has released (the page lists them); instructors: "
+                           f"nbgrader release_assignment {assignment}, a due date in the gradebook, or the service's "
+                           f"--open {assignment} opens it")
+
+
 def _submission_routes(app: FastAPI, settings: Settings) -> None:
     @app.post("/api/assignments/{assignment}/submissions", status_code=202)
     async def submit(assignment: str, request: Request, who: store.Caller = Depends(caller)):
         known(settings, assignment)
         if who.instructor:
             raise Refused(403, "instructors do not submit: use a student's token")
+        _check_open(settings, assignment)
         when = store.now()
         _check_deadline(settings, assignment, who.name, when)
         _check_rate(settings, who.name, when)
@@ -111,7 +136,7 @@ def _submission_routes(app: FastAPI, settings: Settings) -> None:
         # student at once would otherwise take the same history number, and submitted/ could hold one whose
         # queue row is not the latest (test_service_burst sends fifty at once)
         kept = store_upload(settings.root, settings.submitted(who.name, assignment), who.name, assignment, data, when,
-                            settings.history_keep)
+                            settings.history_keep, settings.history_bytes, store.in_queue(settings.engine, who.name))
         sub_id, replaced = store.enqueue(settings.engine, who.name, assignment, str(kept.relative_to(settings.root)), when)
         if settings.wake is not None:
             settings.wake.set()
@@ -138,7 +163,8 @@ def _submission_routes(app: FastAPI, settings: Settings) -> None:
         out = []
         for name in assignments(settings.root):
             deadline = hard_deadline(settings.engine, name, who.name, settings.late_window)
-            out.append({"name": name, "deadline": deadline.isoformat(timespec="seconds") + "Z" if deadline else None})
+            out.append({"name": name, "open": is_open(settings, name),
+                        "deadline": deadline.isoformat(timespec="seconds") + "Z" if deadline else None})
         return out
 
     @app.get("/", response_class=HTMLResponse)

@@ -74,6 +74,11 @@ def is_student(engine: sa.Engine, student: str) -> bool:
         return conn.execute(sa.select(STUDENT.c.id).where(STUDENT.c.id == student)).first() is not None
 
 
+def due_date(engine: sa.Engine, assignment: str) -> datetime.datetime | None:
+    with engine.connect() as conn:
+        return conn.execute(sa.select(ASSIGNMENT.c.duedate).where(ASSIGNMENT.c.name == assignment)).scalar()
+
+
 def due_and_extension(engine: sa.Engine, assignment: str, student: str) -> tuple[datetime.datetime | None, datetime.timedelta | None]:
     with engine.connect() as conn:
         row = conn.execute(sa.select(ASSIGNMENT.c.id, ASSIGNMENT.c.duedate).where(ASSIGNMENT.c.name == assignment)).first()

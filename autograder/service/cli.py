@@ -36,11 +36,17 @@ def add_commands(sub) -> None:
     p.add_argument("--max-upload", type=float, default=5.0, help="largest accepted notebook, MB (default 5)")
     p.add_argument("--history-keep", type=int, default=20,
                    help="uploads kept per student and assignment in service-history/, the newest (default 20; 0: all)")
+    p.add_argument("--history-mb", type=float, default=50.0,
+                   help="each student's service-history/ in MB, all assignments together (default 50; 0: no cap): the "
+                        "oldest copies go first, never an assignment's latest one or one still waiting to be graded")
     p.add_argument("--rate-limit", type=int, default=10,
                    help="uploads per student per --rate-window, counted as they arrive, refused ones too (default 10)")
     p.add_argument("--rate-window", type=float, default=300.0, help="seconds (default 300)")
     p.add_argument("--late-days", type=float, default=None,
                    help="days after the due date (and extension) uploads are still taken (default: the late policy's, until all points are gone)")
+    p.add_argument("--open", action="append", default=[], metavar="ASSIGNMENT",
+                   help="accept uploads for ASSIGNMENT though it has no due date and was not released through nbgrader's "
+                        "exchange (repeat it for more; 'all' opens every assignment); the others are refused (403)")
     p.add_argument("--timeout", type=float, default=None, help="CPU seconds per cell (as grade --timeout)")
     p.add_argument("--memory", default=None, help="memory cap per submission (as grade --memory)")
     p.add_argument("--unsafe", action="store_true", help="grade WITHOUT a sandbox (only for trying the service out)")
@@ -57,6 +63,13 @@ def _engine(root: Path):
 
     Gradebook(coursedir.db_url, coursedir.course_id).close()  # nbgrader's tables exist (students, assignments)
     return coursedir, engine_for(coursedir.db_url)
+
+
+def _outbound(coursedir) -> Path:
+    """Where ``nbgrader release_assignment`` puts this course's released assignments (its exchange's
+    ``COURSE/outbound``)."""
+    root = coursedir.config.Exchange.root if "root" in coursedir.config.Exchange else "/srv/nbgrader/exchange"
+    return Path(root) / coursedir.course_id / "outbound"
 
 
 def cmd_token(args) -> int:
@@ -138,6 +151,13 @@ def cmd_service(args) -> int:
         print(f"service: {SandboxUnavailable(sandbox_problem())}; refusing to grade without a sandbox (--unsafe to do it anyway)", file=sys.stderr)
         return 2
     root = Path(args.course_root).resolve()
+    from ..notebooks.coursedir import assignments
+
+    unknown = sorted(set(args.open) - set(assignments(root)) - {"all"})
+    if unknown:
+        print(f"service: --open {', '.join(unknown)}: no such assignment in {root} (known: {', '.join(assignments(root))})",
+              file=sys.stderr)
+        return 2
     coursedir, engine = _engine(root)
     name = args.worker_name or f"{socket.gethostname()}:{args.port}"
     limits = limits_from_args(timeout=args.timeout, memory=args.memory)
@@ -146,7 +166,9 @@ def cmd_service(args) -> int:
     late = datetime.timedelta(days=args.late_days) if args.late_days is not None else late_window_of(coursedir.config)
     settings = Settings(root=root, engine=engine, max_bytes=int(args.max_upload * 1024 * 1024), rate_limit=args.rate_limit,
                         rate_window=args.rate_window, late_window=late, wake=worker.wake, history_keep=args.history_keep,
-                        hub=hub.from_environment(engine, args.hub_instructors),
+                        history_bytes=int(args.history_mb * 1024 * 1024),
+                        hub=hub.from_environment(engine, args.hub_instructors), opened=frozenset(args.open),
+                        outbound=_outbound(coursedir),
                         submitted=lambda s, a: Path(coursedir.format_path(coursedir.submitted_directory, s, a)))
     app = create_app(settings)
     worker.start()

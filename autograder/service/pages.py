@@ -70,7 +70,7 @@ async function showError(r) { let d = r.statusText; try { d = (await r.json()).d
 async function loadAssignments() {
   const r = await api("/api/assignments"); if (!r.ok) { return showError(r); }
   const box = $("assignments"); box.replaceChildren();
-  for (const a of await r.json()) {
+  for (const a of (await r.json()).filter((a) => a.open)) {  // the released ones: the others refuse uploads
     const form = el("form"), input = el("input"), button = el("button", "Submit " + a.name);
     input.type = "file"; input.accept = ".ipynb"; input.name = "notebook"; input.dataset.assignment = a.name;
     form.append(el("strong", a.name + " "), input, button, el("span", a.deadline ? " (closes " + a.deadline + ")" : ""));

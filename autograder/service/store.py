@@ -154,6 +154,13 @@ class _OverLimit(Exception):
         self.count, self.oldest = count, oldest
 
 
+def in_queue(engine: sa.Engine, student: str) -> set[str]:
+    """The history copies of the student's submissions still queued or being graded."""
+    with engine.connect() as conn:
+        return {r.stored for r in conn.execute(sa.select(SUBMISSIONS.c.stored).where(
+            SUBMISSIONS.c.student == student, SUBMISSIONS.c.status.in_(("queued", "running"))))}
+
+
 def admit_upload(engine: sa.Engine, student: str, when: datetime.datetime, window: float, limit: int) -> tuple[int, datetime.datetime | None] | None:
     """Count an upload of ``student`` at the door, before its body is read: None when it may go
     on (it is counted, whatever becomes of it), else (the uploads counted in the last ``window``

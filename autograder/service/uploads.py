@@ -17,6 +17,7 @@ import functools
 import json
 import os
 import tempfile
+import uuid
 from pathlib import Path
 
 import nbformat
@@ -24,7 +25,16 @@ import nbformat
 from ..notebooks import cells, coursedir
 
 HISTORY = "service-history"
+# The work an upload may cost before it is accepted, each refused with its own 422. nbformat's
+# validator finds an invalid notebook's best error by trying every branch of its schema: 100,000
+# outputs of an unknown type took 54 s of a thread (and were then accepted). So the shape is checked
+# first, within these budgets, and the schema by a compiled validator that stops at its first error;
+# measured (tests/service/test_upload_shape.py's largest cases) at well under a second each.
 MAX_CELLS = 2000  # the course's notebooks have at most a few dozen; a student's scratch cells fit many times over
+MAX_NODES = 200_000  # JSON values in the whole notebook (a chapter's executed notebook has a few thousand)
+MAX_DEPTH = 64  # nesting of JSON containers (a notebook is about 6 deep; output data and metadata add a little)
+CELL_TYPES = ("code", "markdown", "raw")
+OUTPUT_TYPES = ("stream", "display_data", "execute_result", "error")
 
 
 class Refused(Exception):
@@ -35,9 +45,13 @@ class Refused(Exception):
         self.status, self.message, self.headers = status, message, headers or {}
 
 
+SAVE_AGAIN = "Open it in Jupyter, save it (File > Save), and upload the saved .ipynb file."
+
+
 def read_notebook(data: bytes, filename: str) -> nbformat.NotebookNode:
     """The uploaded notebook; refuse (422) what is not one: not UTF-8 JSON (nested too deeply to
-    read included), or JSON that is no notebook."""
+    read included), JSON that is no notebook, a notebook past a budget (cells, JSON values, depth),
+    a cell or output of a type Jupyter does not have, or one nbformat's schema refuses."""
     try:
         content = json.loads(data.decode("utf-8"))
     except RecursionError:
@@ -49,13 +63,98 @@ def read_notebook(data: bytes, filename: str) -> nbformat.NotebookNode:
     if not isinstance(content, dict) or "cells" not in content or "nbformat" not in content:
         raise Refused(422, f"{filename!r} is JSON but not a Jupyter notebook (no 'cells' and 'nbformat'). "
                            f"Upload the assignment's .ipynb file.")
-    if isinstance(content["cells"], list) and len(content["cells"]) > MAX_CELLS:  # before nbformat's validation, which
-        raise Refused(422, f"{filename!r} has {len(content['cells'])} cells; a notebook of this course has a few "  # takes
-                           f"dozen, and at most {MAX_CELLS} are accepted. Upload the assignment's .ipynb file.")  # minutes
+    _within_budget(content, filename)
+    _known_types(content, filename)
+    _valid(content, filename)
+    import nbformat.v4
+
+    return nbformat.v4.to_notebook_json(content)  # as nbformat.reads has it in memory: lines joined, transient keys gone
+
+
+def _within_budget(content: dict, filename: str) -> None:
+    """Cells, JSON values and nesting, counted without recursion and stopped at the first excess."""
+    if isinstance(content["cells"], list) and len(content["cells"]) > MAX_CELLS:
+        raise Refused(422, f"{filename!r} has {len(content['cells'])} cells; a notebook of this course has a few "
+                           f"dozen, and at most {MAX_CELLS} are accepted. Upload the assignment's .ipynb file.")
+    nodes, stack = 0, [(content, 1)]
+    while stack:
+        value, depth = stack.pop()
+        nodes += 1
+        if nodes > MAX_NODES:
+            raise Refused(422, f"{filename!r} holds more than {MAX_NODES:,} JSON values (outputs, metadata, lines); "
+                               f"a notebook of this course holds a few thousand. Clear the outputs (Edit > Clear "
+                               f"Outputs of All Cells), save, and upload again.")
+        if depth > MAX_DEPTH:
+            raise Refused(422, f"{filename!r} nests its JSON more than {MAX_DEPTH} levels deep; a notebook is a few "
+                               f"levels deep. {SAVE_AGAIN}")
+        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+        stack.extend((child, depth + 1) for child in children)
+
+
+def _known_types(content: dict, filename: str) -> None:
+    """Each cell's and each output's type is one Jupyter has: the message names the first that is not."""
+    if int(content["nbformat"] if isinstance(content["nbformat"], int) else 0) != 4:
+        raise Refused(422, f"{filename!r} is a notebook of format {content['nbformat']!r}; this course reads format 4, "
+                           f"the one Jupyter saves today. {SAVE_AGAIN}")
+    for n, cell in enumerate(content["cells"] if isinstance(content["cells"], list) else [], start=1):
+        kind = cell.get("cell_type") if isinstance(cell, dict) else None
+        if kind not in CELL_TYPES:
+            raise Refused(422, f"{filename!r}: cell {n} has cell_type {kind!r}; a notebook's cells are "
+                               f"{', '.join(CELL_TYPES)}. {SAVE_AGAIN}")
+        for output in cell.get("outputs", []) if kind == "code" and isinstance(cell.get("outputs"), list) else []:
+            out = output.get("output_type") if isinstance(output, dict) else None
+            if out not in OUTPUT_TYPES:
+                raise Refused(422, f"{filename!r}: an output of cell {n} has output_type {out!r}; outputs are "
+                                   f"{', '.join(OUTPUT_TYPES)}. Clear the outputs (Edit > Clear Outputs of All "
+                                   f"Cells), save, and upload again.")
+
+
+@functools.lru_cache(maxsize=32)
+def _schema(minor: int, part: str = ""):
+    """nbformat 4.``minor``'s own schema, compiled (fastjsonschema, nbformat's optional validator):
+    the whole notebook, or one of its definitions (``code_cell``, ``stream``, ...)."""
+    import fastjsonschema
+    import nbformat.v4
+
+    schema = json.loads((Path(nbformat.v4.__file__).parent / nbformat.v4.nbformat_schema[(4, minor)]).read_text())
+    if part:
+        schema = {"$ref": f"#/definitions/{part}", "definitions": schema["definitions"]}
+    return fastjsonschema.compile(schema)
+
+
+def _valid(content: dict, filename: str) -> None:
+    """nbformat's schema for the notebook's minor version, first error only. Cells without an id in
+    format 4.5 get one first, as nbformat itself repairs them (older tools leave them out)."""
+    import fastjsonschema
+    import nbformat.v4
+
+    raw = content.get("nbformat_minor", 0)
+    minor = min(max(raw if isinstance(raw, int) else 0, 0), max(m for v, m in nbformat.v4.nbformat_schema if v == 4))
+    cells = content["cells"] if isinstance(content["cells"], list) else []  # each a dict of a known type (_known_types)
+    if minor >= 5:
+        for cell in cells:
+            cell.setdefault("id", uuid.uuid4().hex[:8])
     try:
-        return nbformat.reads(data.decode("utf-8"), as_version=4)
-    except Exception as exc:  # noqa: BLE001 - nbformat's many reader errors
-        raise Refused(422, f"{filename!r} is not a notebook nbformat can read: {exc}") from None
+        _schema(minor)(content)
+    except fastjsonschema.JsonSchemaException as exc:
+        why = _which_cell(cells, minor) or exc.message.replace("data", "the notebook", 1)
+        raise Refused(422, f"{filename!r} is not a valid notebook (nbformat 4.{minor}): {why}. {SAVE_AGAIN}") from None
+
+
+def _which_cell(cells: list, minor: int) -> str | None:
+    """The first invalid cell, and why, in words: its own definition's first error, or its first
+    invalid output's (the whole schema's error only says that no kind of cell matched)."""
+    import fastjsonschema
+
+    for n, cell in enumerate(cells, start=1):
+        outputs = cell.get("outputs") if isinstance(cell.get("outputs"), list) else []  # each a dict (_known_types)
+        for part, value in [(o["output_type"], o) for o in outputs] + [(f"{cell['cell_type']}_cell", cell)]:
+            try:
+                _schema(minor, part)(value)
+            except fastjsonschema.JsonSchemaException as exc:
+                where = "" if value is cell else f"a {part} output of "
+                return f"{where}cell {n}: {exc.message.replace('data', part, 1)}"
+    return None
 
 
 @functools.lru_cache(maxsize=64)
@@ -99,10 +198,12 @@ def _durable_write(path: Path, data: bytes) -> None:
 
 
 def store(root: Path, submitted_dir: Path, student: str, assignment: str, data: bytes, when: datetime.datetime,
-          keep: int = 0) -> Path:
+          keep: int = 0, cap_bytes: int = 0, queued: frozenset | set = frozenset()) -> Path:
     """The upload into the history (numbered) and into submitted/ (the one that counts); returns
     the history copy. ``keep`` > 0: only the newest ``keep`` copies of this student's assignment stay
-    in the history (the numbers go on; grading reads submitted/, never the history)."""
+    in the history (the numbers go on; grading reads submitted/, never the history). ``cap_bytes`` > 0:
+    then the student's oldest copies, of any assignment, go until the history holds at most that many
+    bytes, never the latest of an assignment nor one of ``queued`` (paths relative to ``root``)."""
     history = Path(root) / HISTORY / student / assignment
     history.mkdir(parents=True, exist_ok=True)
     numbers = sorted(int(p.stem) for p in history.glob("[0-9]*.ipynb") if p.stem.isdigit())
@@ -114,9 +215,38 @@ def store(root: Path, submitted_dir: Path, student: str, assignment: str, data: 
     _durable_write(Path(submitted_dir) / f"{assignment}.ipynb", data)
     _durable_write(Path(submitted_dir) / "timestamp.txt", stamp)
     for old in (numbers + [number])[:-keep] if keep > 0 else []:
-        for path in (history / f"{old:04d}.ipynb", history / f"{old:04d}.timestamp.txt"):
-            path.unlink(missing_ok=True)
+        _forget(history / f"{old:04d}.ipynb")
+    if cap_bytes > 0:
+        _cap(Path(root), Path(root) / HISTORY / student, cap_bytes, set(queued))
     return kept
+
+
+def _forget(copy: Path) -> None:
+    for path in (copy, copy.with_suffix(".timestamp.txt")):
+        path.unlink(missing_ok=True)
+
+
+def _cap(root: Path, mine: Path, cap_bytes: int, queued: set[str]) -> None:
+    """The oldest uploads first (by their timestamp), until the student's history fits."""
+    copies = sorted((_stamp(p), p) for p in mine.glob("*/[0-9]*.ipynb") if p.stem.isdigit())
+    size = sum(_bytes(p) for _, p in copies)
+    latest = {max((p for _, p in copies if p.parent == folder), key=lambda p: int(p.stem)) for folder in {p.parent for _, p in copies}}
+    for _, copy in copies:
+        if size <= cap_bytes:
+            break
+        if copy not in latest and str(copy.relative_to(root)) not in queued:
+            size -= _bytes(copy)
+            _forget(copy)
+
+
+def _stamp(copy: Path) -> str:
+    stamp = copy.with_suffix(".timestamp.txt")  # "2026-12-05 01:02:03.456789 UTC": in time order as text
+    return stamp.read_text() if stamp.exists() else ""
+
+
+def _bytes(copy: Path) -> int:
+    stamp = copy.with_suffix(".timestamp.txt")
+    return copy.stat().st_size + (stamp.stat().st_size if stamp.exists() else 0)
 
 
 def hard_deadline(engine, assignment: str, student: str, late_window: datetime.timedelta) -> datetime.datetime | None:

@@ -23,7 +23,7 @@ import pytest
 from tests.support import ROOT
 from tests.support.cheats import ASSIGNMENT
 from tests.support.coursecopy import make_course_copy
-from tests.support.service import token
+from tests.support.service import due, token
 from tests.support.studentwork import perfect_submission
 
 CHP = ROOT / ".venv" / "node" / "node_modules" / ".bin" / "configurable-http-proxy"
@@ -142,6 +142,7 @@ def hub(tmp_path_factory):
     folder = tmp_path_factory.mktemp("hub")
     course = make_course_copy(ROOT, folder / "course")
     tokens = {student: token(course, student, "--create") for student in ("ada", "bob")}  # students of the gradebook
+    due(course, ASSIGNMENT, "2099-01-01 00:00:00")  # the service takes uploads for an assignment with a due date
     ports = free_ports(4)
     (folder / "jupyterhub_config.py").write_text(hub_config(course, folder, ports), encoding="utf-8")
     hub = Hub(folder, ports[0])

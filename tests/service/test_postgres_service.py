@@ -29,7 +29,7 @@ def test_two_services_on_one_postgres_grade_each_submission_once(tmp_path):
         with open(course / "nbgrader_config.py", "a", encoding="utf-8") as cfg:
             cfg.write(f"\nc.CourseDirectory.db_url = {url!r}\n")
         tokens = {s: token(course, s, "--create", process=True) for s in STUDENTS}
-        services = [Service(course, free_port(), "--jobs", "1"), Service(course, free_port(), "--jobs", "1")]
+        services = [Service(course, free_port(), "--jobs", "1", "--open", ASSIGNMENT) for _ in range(2)]
         try:
             for service in services:
                 service.start()

@@ -27,6 +27,7 @@ from tests.support.service import Service, free_port, submit, token, wait_done
 from tests.support.studentwork import mutant_submission, mutants, perfect_submission
 
 CLOSED = "02-inner-products"  # given a due date long past in the fixture
+UNRELEASED = "05-scaling"  # neither released nor given a due date in the fixture
 OTHER = "10-decoding"  # a notebook of another assignment, uploaded to ASSIGNMENT
 RATE = 3  # uploads per student per hour in this service, counted at the door (refused ones too)
 REFUSED = ("jon", "kai", "liv", "max")  # students who send bad uploads, RATE at most each
@@ -39,7 +40,8 @@ def _nb(nb) -> bytes:
 
 @pytest.fixture(scope="module")
 def cls(tmp_path_factory):
-    course = make_course_copy(ROOT, tmp_path_factory.mktemp("service") / "course")
+    course = make_course_copy(ROOT, tmp_path_factory.mktemp("service") / "course", with_exercises=True)
+    nbgrader(["release_assignment", ASSIGNMENT], course)  # released to the class through nbgrader's exchange: open
     tokens = {s: token(course, s, "--create") for s in ("ada", "bob", "cat", "dan", "eve", "fay", "gus", "hal", "ivy", "kim", *REFUSED)}
     tokens["prof"] = token(course, "--instructor", "prof")
     nbgrader(["db", "assignment", "add", CLOSED, "--duedate", "2020-01-01 00:00:00 UTC"], course)
@@ -152,6 +154,10 @@ def test_bad_uploads_are_refused_with_their_reason(cls):
     with _client(cls, REFUSED[3]) as e:  # c and d have sent three uploads each, as many as RATE
         r = submit(e, ASSIGNMENT, _nb(many), "many.ipynb")  # refused before validation, which took seconds on the event loop
         assert r.status_code == 422 and "2500 cells" in r.json()["detail"], r.text
+        weird = json.loads(cls["perfect"])
+        weird["cells"][1]["cell_type"] = "widget"  # nbformat's validator accepted it after a minute (test_upload_shape.py)
+        r = submit(e, ASSIGNMENT, json.dumps(weird).encode(), "weird.ipynb")
+        assert r.status_code == 422 and "cell 2 has cell_type 'widget'" in r.json()["detail"], r.text
         assert e.get("/api/submissions").json() == []
 
 
@@ -208,6 +214,30 @@ def test_the_history_keeps_the_newest_uploads_only(tmp_path):
     assert len(list(history.glob("*.ipynb"))) == 4
 
 
+def test_a_students_history_fits_its_byte_cap_oldest_first(tmp_path):
+    """The count per assignment bounds one assignment's copies, not a student's: uploads to every
+    assignment stored ten times as much. With a byte cap, the student's oldest uploads of any
+    assignment go first until the history fits, but never an assignment's latest upload, nor one
+    still queued or being graded (those stay even past the cap)."""
+    from autograder.service.uploads import HISTORY, store
+
+    a, b, body = ASSIGNMENT, CLOSED, b"x" * 1000
+    start, sent = datetime.datetime(2026, 12, 1, 12, 0, 0), []
+
+    def upload(assignment: str, waiting: tuple[str, ...] = ()) -> list[str]:
+        sent.append(assignment)
+        queued = {f"{HISTORY}/ada/{a if w[0] == 'A' else b}/{int(w[1:]):04d}.ipynb" for w in waiting}  # "A2": a's 0002
+        store(tmp_path, tmp_path / "submitted" / "ada" / assignment, "ada", assignment, body,
+              start + datetime.timedelta(minutes=len(sent)), cap_bytes=3 * (len(body) + 40), queued=queued)
+        return sorted(f"{'A' if p.parent.name == a else 'B'}{int(p.stem)}" for p in (tmp_path / HISTORY / "ada").glob("*/*.ipynb"))
+
+    assert upload(a) == ["A1"] and upload(b) == ["A1", "B1"] and upload(a) == ["A1", "A2", "B1"]  # three fit
+    assert upload(a, waiting=("A2",)) == ["A2", "A3", "B1"]  # A1, the oldest, goes; A2 is being graded
+    assert upload(b, waiting=("A2",)) == ["A2", "A3", "B2"]  # B1 is no longer B's latest
+    assert upload(a, waiting=("A2", "A3")) == ["A2", "A3", "A4", "B2"]  # past the cap: each is latest or waiting
+    assert upload(a) == ["A4", "A5", "B2"]  # nothing waits now: the two oldest go
+
+
 def test_100_mb_is_refused_while_it_arrives(cls):
     big = b"x" * (100 * 1024 * 1024)
     with _client(cls, "hal") as c:  # two uploads: within the rate limit
@@ -236,6 +266,30 @@ def test_past_the_hard_deadline_is_403_unless_extended(cls):
     with _client(cls, "cat") as c:  # a long extension: the deadline is not what refuses this one
         r = submit(c, CLOSED, b"not json")
         assert r.status_code == 422, r.text
+
+
+def test_only_released_assignments_take_uploads(cls):
+    """An assignment never released (not in nbgrader's exchange), without a due date and not opened
+    with ``--open`` is refused (403, saying how an instructor opens it) before its body is read, and
+    the listing marks it closed (the page offers only the open ones). ASSIGNMENT is open because the
+    fixture released it with ``nbgrader release_assignment``, CLOSED because it has a due date, and
+    the slots' service opens ASSIGNMENT with ``--open`` (its test uploads to it)."""
+    with _client(cls, "gus") as c:
+        r = submit(c, UNRELEASED, cls["perfect"])
+        assert r.status_code == 403, r.text
+        assert "not open" in r.json()["detail"] and f"release_assignment {UNRELEASED}" in r.json()["detail"], r.text
+        listing = {a["name"]: a["open"] for a in c.get("/api/assignments").json()}
+        assert listing[ASSIGNMENT] and listing[CLOSED] and not listing[UNRELEASED], listing
+        assert [s for s in c.get("/api/submissions").json() if s["assignment"] == UNRELEASED] == []
+
+
+def test_open_names_an_assignment_of_the_course(cls, capsys):
+    """A mistyped ``--open`` stops the service before it starts, naming the assignments it knows."""
+    from autograder.cli import main
+
+    assert main(["service", "--course-root", str(cls["course"]), "--open", "05-scalling"]) == 2
+    err = capsys.readouterr().err
+    assert "--open 05-scalling: no such assignment" in err and UNRELEASED in err, err
 
 
 def test_over_the_rate_limit_is_429_with_retry_after(cls):
@@ -295,7 +349,7 @@ def slots(tmp_path_factory, cls):
     """A second service with two slots and a short cell limit, so that a sleeping cell ends soon."""
     course = make_course_copy(ROOT, tmp_path_factory.mktemp("slots") / "course")
     tokens = {s: token(course, s, "--create") for s in ("nia", "oli")}
-    service = Service(course, free_port(), "--jobs", "2", "--timeout", str(CELL_SECONDS)).start()
+    service = Service(course, free_port(), "--jobs", "2", "--timeout", str(CELL_SECONDS), "--open", ASSIGNMENT).start()
     yield {"service": service, "tokens": tokens, "perfect": cls["perfect"]}
     # nia's sleeping cell may still run (until its wall-clock cap): killed with the service, as the
     # kill-9 test does (the sandbox dies with its parent; a sleeping cell stopped at its cap is the

@@ -25,7 +25,7 @@ def test_upload_on_the_page_and_the_result_appears(tmp_path):
     student, prof = token(course, "ada", "--create"), token(course, "--instructor", "prof")
     notebook = tmp_path / f"{ASSIGNMENT}.ipynb"
     nbformat.write(_set_answer(perfect_submission(ASSIGNMENT, ROOT), "one_hot", WRONG_ONE_HOT), str(notebook))
-    service = Service(course, free_port()).start()
+    service = Service(course, free_port(), "--open", ASSIGNMENT).start()  # neither released nor due
     driver = start_chromium()
     try:
         recorder = Recorder(driver)

@@ -27,7 +27,7 @@ def burst(tmp_path_factory):
     tokens["prof"] = token(course, "--instructor", "prof")
     perfect = perfect_submission(ASSIGNMENT, ROOT)
     variants = [nbformat.writes(perfect).encode(), nbformat.writes(_set_answer(perfect, "one_hot", WRONG_ONE_HOT)).encode()]
-    service = Service(course, free_port(), "--jobs", "2", "--rate-limit", "100", "--rate-window", "3600").start()
+    service = Service(course, free_port(), "--jobs", "2", "--rate-limit", "100", "--rate-window", "3600", "--open", ASSIGNMENT).start()
 
     def upload(job):
         student, i = job

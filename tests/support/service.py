@@ -43,6 +43,17 @@ def token(course: Path, *args: str, process: bool = False) -> str:
     return out.getvalue().strip().splitlines()[-1]
 
 
+def due(course: Path, assignment: str, when: str) -> None:
+    """The assignment's due date in the course's gradebook (UTC), through nbgrader's own API, as
+    ``nbgrader db assignment add NAME --duedate WHEN`` sets it (without the command's process)."""
+    import datetime
+
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", "self-attention") as gb:
+        gb.update_or_create_assignment(assignment, duedate=datetime.datetime.fromisoformat(when))
+
+
 class Service:
     """One service process; ``url`` once it answers."""
 
