@@ -43,6 +43,7 @@ import datetime
 import json
 import os
 import tempfile
+import time
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -241,7 +242,7 @@ class GradingRun:
     def record(self, job: Job, result: RunResult) -> None:
         """One notebook's result into the gradebook, autograded/ and the student's result; once all
         of a student's notebooks are in, the marker that lets a later run keep the grade."""
-        res = self.results[job.student]
+        res, saving = self.results[job.student], time.monotonic()
         try:
             res.failures += save(self.gb, job, result, self.name, self.coursedir, self.earlier.get(job.student, {}).get(job.notebook))
         except Exception as exc:  # noqa: BLE001
@@ -249,6 +250,8 @@ class GradingRun:
             result = RunResult.not_run(Kind.GRADER_ERROR, f"saving failed: {type(exc).__name__}: {exc}")
             res.failures.append((job.notebook, result.problem))  # why, in the report and the service's result
         self.outcomes[job.student].append(result)
+        if job.runnable and result.ran:
+            self.report_.add_stages({**result.stages, "gradebook": time.monotonic() - saving})
         res.status = status_of(self.outcomes[job.student])
         res.seconds += result.seconds
         res.notes += result.notes

@@ -95,6 +95,8 @@ def add_commands(sub) -> None:
     p.add_argument("--device", default="cpu", help="device for kernels and checks (cpu; cuda binds the GPU into the sandbox)")
     p.add_argument("--course-root", default=str(COURSE_ROOT), help="course root (default: this repository)")
     p.add_argument("--unsafe", action="store_true", help="run student code WITHOUT a sandbox (only if none is available)")
+    p.add_argument("--stages", action="store_true",
+                   help="also print where a notebook's grading went: sandbox start, notebook code, hidden checks, gradebook")
     p.set_defaults(func=cmd_grade)
 
     p = sub.add_parser("feedback", help="write feedback/<student>/ASSIGNMENT/*.html (hidden tests stay hidden)")
@@ -138,6 +140,8 @@ def cmd_grade(args) -> int:
           f"{len(report.refused)} folder(s) refused, in {time.monotonic() - start:.0f} s"
           + (f"; {len(report.absent)} student(s) of the gradebook did not submit" if report.absent else ""))
     print(report.table())
+    if args.stages:
+        print(report.stages_line())
     written = report.write(Path(args.course_root) / "reports")
     print("report: " + ", ".join(str(p) for p in written))
     return 1 if report.grader_errors or report.refused else 0

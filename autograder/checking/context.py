@@ -9,6 +9,7 @@ import inspect
 import os
 import re
 import secrets
+import time
 from typing import Any
 
 import torch
@@ -141,7 +142,16 @@ class Context:
         return value, self.memory_taken
 
     # ---- device propagation, without a GPU
+    probe_seconds = 0.0  # this process's time in probe_device, every context's (bench-grading's "device probe")
+
     def probe_device(self, name: str, *args, prop: str = "output on the input's device", **kwargs):
+        start = time.perf_counter()
+        try:
+            return self._probe_device(name, *args, prop=prop, **kwargs)
+        finally:
+            Context.probe_seconds += time.perf_counter() - start
+
+    def _probe_device(self, name: str, *args, prop: str, **kwargs):
         """The student's ``name`` keeps results on its inputs' device, probed with PyTorch's
         ``meta`` device (tensors with a shape and a dtype but no data), which stands in for a GPU
         the grader may not have. First the call runs on the check's own device (an unanswered

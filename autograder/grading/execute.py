@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import copy
 import re
 import time
@@ -119,21 +120,25 @@ class NotebookRunner:
         self.device = device
 
     def run(self, nb, submission_dir: Path | None, extra_modules: dict[str, str] | None = None, label: str = "") -> RunResult:
+        from ..checking import Context
         from .decide import Session
 
-        start = time.monotonic()
+        start, probing = time.monotonic(), Context.probe_seconds
         nb = copy.deepcopy(nb)
         plan, forbidden = _plan(nb)
         source = _student_source(nb, extra_modules)
         kernel = make_kernel(submission_dir, self.limits, unsafe=self.unsafe, device=self.device, forbidden=sorted(forbidden), label=label, warm=self.warm)
         run = _Run(self, kernel, Session(kernel, source))
         try:
-            run.start()
+            with run.timed("sandbox start"):
+                run.start()
             for number, step in enumerate(plan, 1):
                 run.cell(step, number)
         finally:
-            kernel.stop()
+            with run.timed("sandbox stop"):
+                kernel.stop()
         result = run.result
+        result.stages["device probe"] = Context.probe_seconds - probing  # a part of "hidden checks"
         result.notebook = nbformat.writes(nb)
         result.notes.extend(run.budget.notes)
         result.untested = dict(run.untested)
@@ -151,6 +156,14 @@ class _Run:
         self.untested: dict[str, str] = {}  # device clauses no GPU here could test (Context.untested)
         self.stopped = ""  # why no further cell runs
         self.uncompiled: list[tuple[str, dict, set[str]]] = []  # answer cells that did not compile: (which, error, names they define)
+
+    @contextlib.contextmanager
+    def timed(self, stage: str):
+        start = time.monotonic()
+        try:
+            yield
+        finally:
+            self.result.stages[stage] = self.result.stages.get(stage, 0.0) + time.monotonic() - start
 
     def start(self) -> None:
         try:
@@ -220,12 +233,18 @@ class _Run:
 
     def _execute(self, step: _Step) -> tuple[dict | None, Kind]:
         """The visible code in the kernel, then (when its asserts passed) the hidden checks here."""
-        reply = self.session.request({"op": "run", "code": step.code, "interactive": step.checks is None})
+        with self.timed("notebook code"):
+            reply = self.session.request({"op": "run", "code": step.code, "interactive": step.checks is None})
         if reply.get("status") == "interrupted":
             raise KernelTimeout("timed out (interrupted)", alive=True)
         if reply.get("status") != "ok":
             error = _clean_error(reply.get("error"), self.caps)
             return error, Kind.FAILED if error["ename"] == "AssertionError" else Kind.ERROR
+        with self.timed("hidden checks"):
+            return self._checks(step)
+
+    def _checks(self, step: _Step) -> tuple[dict | None, Kind]:
+        """The cell's hidden checks, here against the kernel's definitions: the first failure is the cell's."""
         from .decide import run_remote_check
 
         for name in step.checks or []:

@@ -56,6 +56,11 @@ class Verdict:
         return self.kind is Kind.PASSED
 
 
+# The stages of one notebook's grading, in order. The guard (the kernel's audit hook and its sealed
+# records) runs inside the kernel: its cost is part of "notebook code" and "hidden checks".
+STAGES = ("sandbox start", "notebook code", "hidden checks", "device probe", "sandbox stop", "gradebook")
+
+
 @dataclass
 class RunResult:
     """One notebook of one submission, graded (or not: then ``problem_kind`` says why)."""
@@ -69,6 +74,8 @@ class RunResult:
     # check name -> "stand-in" | "inconclusive": device clauses no GPU here could test (Context.untested),
     # data rather than a note, so that a class report can say what holds for the whole run once
     untested: dict[str, str] = field(default_factory=dict)
+    # seconds by stage (STAGES): where one notebook's grading went, for `grade --stages` and bench-grading
+    stages: dict[str, float] = field(default_factory=dict)
 
     @classmethod
     def not_run(cls, kind: Kind, reason: str, notes: list[str] | None = None) -> "RunResult":

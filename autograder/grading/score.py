@@ -219,6 +219,22 @@ class ClassReport:
     grader_errors: list[str] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)  # folders under submitted/ that are no student of the gradebook
     absent: list[StudentResult] = field(default_factory=list)  # students of the gradebook with no submission (status "not submitted")
+    stages: dict[str, float] = field(default_factory=dict)  # seconds by stage (outcome.STAGES), every notebook run together
+    notebooks_run: int = 0
+
+    def add_stages(self, stages: dict[str, float]) -> None:
+        self.notebooks_run += 1
+        for stage, seconds in stages.items():
+            self.stages[stage] = self.stages.get(stage, 0.0) + seconds
+
+    def stages_line(self) -> str:
+        """Where a notebook's grading went, on average (``grade --stages``, bench-grading)."""
+        from .outcome import STAGES
+
+        n = max(1, self.notebooks_run)
+        parts = [f"{stage} {self.stages[stage] / n:.2f}" for stage in STAGES if stage in self.stages]
+        return f"seconds per notebook by stage ({self.notebooks_run} notebook(s) run): " + ", ".join(parts) \
+            + " (the device probe is a part of the hidden checks; the guard runs inside both)"
 
     @property
     def everyone(self) -> list[StudentResult]:

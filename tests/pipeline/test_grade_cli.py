@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -37,7 +38,7 @@ def course(tmp_path_factory):
         folder = course / "submitted" / student / ASSIGNMENT
         folder.mkdir(parents=True)
         nbformat.write(nb, str(folder / f"{ASSIGNMENT}.ipynb"))
-    done = _grade(course, "--jobs", "2", "--create")
+    done = _grade(course, "--jobs", "2", "--create", "--stages")
     return course, done
 
 
@@ -48,6 +49,20 @@ def test_grade_prints_a_table_and_exits_zero(course):
     assert "16/16" in lines["ada"] and "ok" in lines["ada"], done.stdout
     assert "13/16" in lines["bob"] and "test_one_hot_values" in lines["bob"], done.stdout
     assert (course / "autograded" / "ada" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").is_file()
+
+
+def test_grade_stages_says_where_a_notebooks_grading_went(course):
+    """``--stages``: the seconds per notebook of each stage, measured in the grader (bench-grading
+    prints the line): every stage of a run that graded two notebooks, none negative, and the parts
+    no more than the whole they are a part of (the device probe runs inside the hidden checks)."""
+    from autograder.grading.outcome import STAGES
+
+    course, done = course
+    line = next(line for line in done.stdout.splitlines() if line.startswith("seconds per notebook by stage"))
+    assert "(2 notebook(s) run)" in line, line
+    seconds = {stage: float(re.search(rf"{stage} (\d+\.\d+)", line).group(1)) for stage in STAGES}
+    assert all(s >= 0 for s in seconds.values()) and seconds["sandbox start"] > 0 and seconds["hidden checks"] > 0, line
+    assert seconds["device probe"] <= seconds["hidden checks"], line
 
 
 def test_nbgrader_export_reads_the_gradebook(course, tmp_path):
