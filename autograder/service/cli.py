@@ -1,6 +1,7 @@
 """``python -m autograder token ...`` and ``python -m autograder service ...``."""
 from __future__ import annotations
 
+import signal
 import socket
 import sys
 from pathlib import Path
@@ -174,8 +175,16 @@ def cmd_service(args) -> int:
     worker.start()
     where = f" (JupyterHub service at {settings.hub.prefix})" if settings.hub else ""
     print(f"service: grading {root} as worker {name!r}, on http://{args.host}:{args.port}/{where}", flush=True)
+    # uvicorn shuts down on SIGTERM, then raises the signal again with the handler found before it
+    # started: by default that ended the process before the worker stopped, and the grading
+    # processes (forkserver, graders, zygote) were left running without it
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
     try:
         uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     finally:
         worker.stop()
     return 0
+
+
+def _exit_on_sigterm(signum, frame) -> None:
+    raise SystemExit(0)

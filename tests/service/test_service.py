@@ -533,3 +533,14 @@ def test_kill_9_mid_batch_then_restart_loses_nothing_and_grades_nothing_twice(cl
     after = _rows(cls["course"])
     assert all(after[i]["attempts"] == 1 for i in queued_then), after  # never started before the kill: graded once
     assert all(after[i]["attempts"] <= 2 for i in ids), after
+
+
+def test_sigterm_to_the_service_alone_stops_its_graders_too(cls):
+    """A process manager stops the service with SIGTERM to its process. uvicorn shut down, then
+    raised the signal again, which ended the process before its worker stopped: the forkserver and
+    its grader processes were left running, orphaned. Now the worker stops first (after the kill -9
+    test, this service has graders to stop)."""
+    service = cls["service"]
+    assert len(service.group()) > 1, "the service has no grading processes to stop: it graded nothing yet"
+    assert service.terminate_alone() == []
+    assert service.proc.returncode == 0

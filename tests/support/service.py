@@ -87,6 +87,27 @@ class Service:
         os.killpg(self.proc.pid, signal.SIGKILL)
         self.proc.wait(timeout=60)
 
+    def group(self) -> list[int]:
+        """The processes of the service's process group now (itself, its graders, their sandboxes)."""
+        pids = []
+        for entry in Path("/proc").iterdir():
+            try:
+                if entry.name.isdigit() and os.getpgid(int(entry.name)) == self.proc.pid:
+                    pids.append(int(entry.name))
+            except (ProcessLookupError, PermissionError):
+                continue
+        return pids
+
+    def terminate_alone(self, timeout: float = 120) -> list[int]:
+        """SIGTERM to the service process only, as a process manager sends it; once it has exited,
+        what is left of its process group (nothing, when it stopped everything it started)."""
+        self.proc.send_signal(signal.SIGTERM)
+        self.proc.wait(timeout=timeout)
+        deadline = time.monotonic() + timeout  # a hang guard: processes that are ending take a moment
+        while self.group() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        return self.group()
+
     def stop(self) -> None:
         if self.proc and self.proc.poll() is None:
             os.killpg(self.proc.pid, signal.SIGTERM)
