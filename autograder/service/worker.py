@@ -54,9 +54,9 @@ class Worker:
             slot.join(timeout=30)
 
     def _executor(self):
-        """This slot's executor: made at its first submission and kept, with its grader process
-        and warm zygote, for every later one (``Executor.reset`` between them); closed when the
-        slot ends."""
+        """This slot's executor: made when the slot starts and kept, with its grader process and
+        warm zygote, for every submission (``Executor.reset`` between them), so that not even the
+        first student waits for them; closed when the slot ends."""
         mine = getattr(self._local, "executor", None)
         if mine is None:
             mine = self._local.executor = make_executor(self.limits, self.unsafe, "cpu", 1, self.scheduler)
@@ -64,6 +64,10 @@ class Worker:
 
     def _loop(self) -> None:
         try:
+            try:
+                self._executor()
+            except Exception:  # noqa: BLE001 - made again at the first submission, which then says why
+                self.log("service: a grading slot could not start its grader yet:\n" + traceback.format_exc(limit=3))
             self._slot()
         finally:
             executor = getattr(self._local, "executor", None)
