@@ -201,7 +201,8 @@ bench-book: $(RUNTIME)
 
 # The same 12 honest submissions graded by plain `nbgrader autograde` and by ours at
 # --jobs 1 and --jobs 2, in one run: times, speed-ups, per-notebook overhead against bare
-# execution, identical scores (a benchmark, not a test). BENCH_GRADING_ARGS="--scheduler local" adds Dask.
+# execution, identical scores, and where one notebook's grading goes by stage (`grade --stages`)
+# (a benchmark, not a test). BENCH_GRADING_ARGS="--scheduler local" adds Dask.
 bench-grading: $(RUNTIME) | sandbox
 	$(BIN)/python -m tools.bench_grading $(BENCH_GRADING_ARGS)
 
@@ -212,9 +213,10 @@ SERVICE_PORT ?= 8765
 service: $(RUNTIME) | sandbox
 	$(BIN)/python -m autograder service --host $(SERVICE_HOST) --port $(SERVICE_PORT) $(SERVICE_ARGS)
 
-# The grading service on this machine: upload-to-result time for one honest submission of 03
-# (median, 95th percentile) against `autograder check`, 50 uploads at once against
-# `grade --jobs 2`, the service's peak memory (a benchmark, not a test). BENCH_SERVICE_ARGS="--repeat 3".
+# The grading service on this machine: one honest submission of 03, five rounds of bare
+# `jupyter nbconvert --execute`, `autograder check` and upload to result on an idle service side
+# by side (medians, ratios to bare), 50 uploads at once against `grade --jobs 2`, the service's
+# peak memory (a benchmark, not a test). BENCH_SERVICE_ARGS="--repeat 7 --students 4".
 bench-service: $(RUNTIME) | sandbox
 	$(BIN)/python -m tools.bench_service $(BENCH_SERVICE_ARGS)
 
