@@ -1,0 +1,75 @@
+"""Messages that name the root cause (issue 35): a graded function that calls another graded function
+of its notebook and fails because that helper is wrong (wrong values, NaN, an exception) says so and
+names the helper's clause ("... your `causal_mask` ... fails `10.causal_mask.values` ... fix it first");
+a NaN or exception that comes out of a helper is blamed on the helper. Each case plants a broken helper
+(one of the chapter's mutants of the callee) beside a correct caller that calls it, in process, and reads
+the caller's failure message. The caller's own mistakes, with a correct helper, never blame the helper."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from autograder.checking import CheckFailure
+from course.checks import run_check
+
+HERE = Path(__file__).resolve().parent
+MUTANTS, ALTERNATIVES = HERE / "mutants", HERE / "alternatives"
+
+
+def _failure(namespace: dict, check: str, *files: Path) -> str | None:
+    """The message of ``check`` on the reference answers with ``files`` (answers in another style,
+    mutants) run into them, or None when it passes."""
+    for f in files:
+        exec(compile(f.read_text(encoding="utf-8"), str(f), "exec"), namespace)
+    try:
+        run_check(check, namespace)
+    except CheckFailure as exc:
+        return str(exc)
+    return None
+
+
+# (chapter, correct caller that calls the helper, broken helper, the caller's checks, what the message names)
+BLAMES = [
+    ("10-decoding", "CausalSelfAttention__uses_causal_mask", "causal_mask__excludes_itself",
+     ["10.CausalSelfAttention.values", "10.CausalSelfAttention.gqa"], ["NaN", "your `causal_mask`", "`10.causal_mask.values`", "fix it first"]),
+    ("10-decoding", "CausalSelfAttention__uses_causal_mask", "causal_mask__upper_triangle",
+     ["10.CausalSelfAttention.values", "10.CausalSelfAttention.continue"], ["your `causal_mask`", "`10.causal_mask.values`", "fix it first"]),
+    ("10-decoding", "blockwise_attention__causal_mask_rows", "causal_mask__excludes_itself",
+     ["10.blockwise_attention.causal"], ["NaN", "your `causal_mask`", "`10.causal_mask.values`", "fix it first"]),
+]
+
+
+@pytest.mark.parametrize("assignment,caller,helper,checks,named", BLAMES, ids=[f"{a[:2]}/{h}" for a, _, h, _, _ in BLAMES])
+def test_a_broken_helper_is_blamed_in_its_caller_s_message(assignment, caller, helper, checks, named, namespaces):
+    for check in checks:
+        why = _failure(namespaces(assignment), check, ALTERNATIVES / assignment / f"{caller}.py", MUTANTS / assignment / f"{helper}.py")
+        assert why is not None, f"{check} passed a caller whose helper {helper} is wrong"
+        missing = [n for n in named if n not in why]
+        assert not missing, f"{check}: the message does not name {missing}: {why}"
+
+
+# (chapter, a caller's own mistake beside the helper (a correct one), the checks that fail, the helper's name)
+OWN_MISTAKES = [
+    ("10-decoding", "CausalSelfAttention__no_causal_mask", ["10.CausalSelfAttention.values"], "causal_mask"),
+    ("10-decoding", "blockwise_attention__top_left_causal", ["10.blockwise_attention.causal"], "causal_mask"),
+]
+
+
+@pytest.mark.parametrize("assignment,mutant,checks,helper", OWN_MISTAKES, ids=[f"{a[:2]}/{m}" for a, m, _, _ in OWN_MISTAKES])
+def test_a_caller_s_own_mistake_does_not_blame_a_correct_helper(assignment, mutant, checks, helper, namespaces):
+    for check in checks:
+        why = _failure(namespaces(assignment), check, MUTANTS / assignment / f"{mutant}.py")
+        assert why is not None and "fix it first" not in why and f"`{helper}`" not in why, why
+
+
+def test_10_a_cache_joined_on_the_wrong_axis_is_named_and_costs_no_dtype_point(namespaces):
+    """The reported case: torch.cat of the cache along the heads' axis. The clauses that grade the
+    cache fail naming the cache and both axes; the dtype and unchanged clauses, which need a continued
+    call only to read its dtype or its inputs, do not fail for it (the continuation fails in float32 too)."""
+    wrong_axis = MUTANTS / "10-decoding" / "CausalSelfAttention__cache_wrong_axis.py"
+    for check in ("10.CausalSelfAttention.cache", "10.CausalSelfAttention.continue"):
+        why = _failure(namespaces("10-decoding"), check, wrong_axis)
+        assert why is not None and "cache is joined along the wrong axis" in why and "along dim 1" in why and "dim=2" in why, why
+    for check in ("10.CausalSelfAttention.dtype", "10.CausalSelfAttention.unchanged"):
+        assert _failure(namespaces("10-decoding"), check, wrong_axis) is None, check
