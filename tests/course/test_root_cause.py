@@ -37,6 +37,8 @@ BLAMES = [
      ["10.CausalSelfAttention.values", "10.CausalSelfAttention.continue"], ["your `causal_mask`", "`10.causal_mask.values`", "fix it first"]),
     ("10-decoding", "blockwise_attention__causal_mask_rows", "causal_mask__excludes_itself",
      ["10.blockwise_attention.causal"], ["NaN", "your `causal_mask`", "`10.causal_mask.values`", "fix it first"]),
+    ("08-cnn-rnn", "conv1d_via_attention__stacked_heads", "shift_attention_matrix__wraps_around",
+     ["08.conv1d_via_attention.values"], ["your `shift_attention_matrix`", "`08.shift_attention_matrix.values`", "offset", "fix it first"]),
 ]
 
 
@@ -53,6 +55,7 @@ def test_a_broken_helper_is_blamed_in_its_caller_s_message(assignment, caller, h
 OWN_MISTAKES = [
     ("10-decoding", "CausalSelfAttention__no_causal_mask", ["10.CausalSelfAttention.values"], "causal_mask"),
     ("10-decoding", "blockwise_attention__top_left_causal", ["10.blockwise_attention.causal"], "causal_mask"),
+    ("08-cnn-rnn", "conv1d_via_attention__float32_shift", ["08.conv1d_via_attention.dtype"], "shift_attention_matrix"),
 ]
 
 
