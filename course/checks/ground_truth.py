@@ -50,8 +50,9 @@ def dependency_fault(ctx, dependency: str, dep_input, dep_truth: torch.Tensor, d
                      check_device: bool = True, check_dtype: bool = True, **dep_kwargs) -> str | None:
     """What is wrong with the student's graded function ``dependency`` on ``dep_input`` (the exact
     input a correct caller hands it; a tuple for several arguments), or None when it is right there:
-    it raises, returns NaN, or returns other values. Used to tell a knock-on failure from the
-    caller's own mistake (see ``blame_helper``, ``expect_tensor_via``)."""
+    it raises, returns NaN, or returns other values (``dep_truth`` a tuple: it returns that many
+    tensors). Used to tell a knock-on failure from the caller's own mistake (see ``blame_helper``,
+    ``expect_tensor_via``)."""
     from autograder.checking import CheckFailure
 
     args = dep_input if isinstance(dep_input, tuple) else (dep_input,)
@@ -61,11 +62,15 @@ def dependency_fault(ctx, dependency: str, dep_input, dep_truth: torch.Tensor, d
         raise
     except Exception as exc:  # noqa: BLE001 - the student's dependency raised
         return f"raises {_raised(exc)} on {dep_what}"
-    try:
-        expect_tensor(ctx, got, dep_truth, "", dep_what, atol=atol, rtol=rtol, check_device=check_device, check_dtype=check_dtype)
-    except CheckFailure as exc:
-        detail = str(exc).split(": ", 1)[-1].rsplit(" [check ", 1)[0]
-        return f"is wrong on {dep_what} ({detail})"
+    truths = dep_truth if isinstance(dep_truth, tuple) else (dep_truth,)
+    if isinstance(dep_truth, tuple) and (not isinstance(got, (tuple, list)) or len(got) != len(truths)):
+        return f"does not return {len(truths)} results on {dep_what} (got {type(got).__name__})"
+    for i, (g, truth) in enumerate(zip(got if isinstance(dep_truth, tuple) else (got,), truths)):
+        try:
+            expect_tensor(ctx, g, truth, "", dep_what, atol=atol, rtol=rtol, check_device=check_device, check_dtype=check_dtype)
+        except CheckFailure as exc:
+            detail = str(exc).split(": ", 1)[-1].rsplit(" [check ", 1)[0]
+            return f"is wrong on {dep_what} ({f'result {i}: ' if isinstance(dep_truth, tuple) else ''}{detail})"
     return None
 
 
@@ -115,27 +120,35 @@ def explained(ctx, explain):
 def blame_helper(ctx, caller: str, helper: str, fault):
     """``explained`` for a graded ``caller`` that may call the student's graded ``helper``: ``fault()``
     is ``(clause, what is wrong)`` with the helper on the inputs the caller handed it, or None
-    (``dependency_fault``). The helper is blamed when the caller's source names it ("this calls your
-    `causal_mask`, which fails `10.causal_mask.values`: ...; fix it first") or when that source cannot
-    be read (then: "this may call ..."), never when the source shows the caller does without it."""
+    (``dependency_fault``, ``first_fault``). The helper is blamed when the caller's source names it
+    ("this calls your `causal_mask`, which fails `10.causal_mask.values`: ...; fix it first") or when
+    that source cannot be read (then: "this may call ..."), never when the source shows the caller does
+    without it."""
+    return blame_helpers(ctx, caller, [(helper, fault)])
+
+
+def blame_helpers(ctx, caller: str, helpers):
+    """``blame_helper`` for several helpers, ``[(helper, fault), ...]`` in the order the caller uses them: the
+    first one that is wrong on what a correct caller hands it is blamed."""
     from autograder.checking import CheckFailure, NotAnswered
 
     def explain(exc):
-        calls = calls_helper(ctx, caller, helper)
-        if calls is False or (calls is None and isinstance(exc, NotAnswered)):
-            return None
-        try:
-            found = fault()
-        except CheckFailure as missing:  # the helper is not written yet (or not defined)
-            if not calls or missing.kind != "failed":
+        for helper, fault in helpers:
+            calls = calls_helper(ctx, caller, helper)
+            if calls is False or (calls is None and isinstance(exc, NotAnswered)):
+                continue
+            try:
+                found = fault()
+            except CheckFailure as missing:  # the helper is not written yet; anything else: the caller's own message stands
+                if calls and isinstance(missing, NotAnswered):
+                    return f"this calls your `{helper}`, which is not implemented yet; write it first"
                 raise exc from None
-            return f"this calls your `{helper}`, which is not written yet ({str(missing).rsplit(' [check ', 1)[0]}); write it first"
-        if found is None:
-            return None
-        clause, what = found
-        if calls:
-            return f"this calls your `{helper}`, which fails `{clause}`: your `{helper}` {what}; fix it first"
-        return f"this may call your `{helper}`, which fails `{clause}`: your `{helper}` {what}; if it does, fix it first"
+            if found is not None:
+                clause, what = found
+                if calls:
+                    return f"this calls your `{helper}`, which fails `{clause}`: your `{helper}` {what}; fix it first"
+                return f"this may call your `{helper}`, which fails `{clause}`: your `{helper}` {what}; if it does, fix it first"
+        return None
 
     return explained(ctx, explain)
 

@@ -39,6 +39,25 @@ BLAMES = [
      ["10.blockwise_attention.causal"], ["NaN", "your `causal_mask`", "`10.causal_mask.values`", "fix it first"]),
     ("08-cnn-rnn", "conv1d_via_attention__stacked_heads", "shift_attention_matrix__wraps_around",
      ["08.conv1d_via_attention.values"], ["your `shift_attention_matrix`", "`08.shift_attention_matrix.values`", "offset", "fix it first"]),
+    ("07-positional-encoding", "PositionalEncoding__functional_dropout", "sinusoidal_positional_encoding__sin_cos_swapped",
+     ["07.PositionalEncoding.buffer_values", "07.PositionalEncoding.forward"],
+     ["your `sinusoidal_positional_encoding`", "`07.sinusoidal_positional_encoding.values`", "fix it first"]),
+    ("05-scaling", "SelfAttention__keyword_mask", "scaled_dot_product_attention__nan_fully_masked",
+     ["05.SelfAttention.mask"], ["NaN", "your `scaled_dot_product_attention`", "`05.scaled_dot_product_attention.fully_masked`", "fix it first"]),
+    ("05-scaling", "SelfAttention__keyword_mask", "scaled_dot_product_attention__no_scale",
+     ["05.SelfAttention.values"], ["your `scaled_dot_product_attention`", "`05.scaled_dot_product_attention.values`", "fix it first"]),
+    ("04-queries-keys-values", "self_attention__from_the_parts", "project_qkv__swapped_order",
+     ["04.self_attention.values"], ["your `project_qkv`", "`04.project_qkv.values`", "fix it first"]),
+    ("04-queries-keys-values", "self_attention__from_the_parts", "dot_product_scores__no_transpose",
+     ["04.self_attention.values"], ["your `dot_product_scores`", "`04.dot_product_scores.values`", "fix it first"]),
+    ("04-queries-keys-values", "self_attention__from_the_parts", "attend__naive_softmax",
+     ["04.self_attention.stable"], ["your `attend`", "`04.attend.stable`", "fix it first"]),
+    ("04-queries-keys-values", "self_attention__from_the_parts", "attend__float32",
+     ["04.self_attention.dtype_device"], ["your `attend`", "`04.attend.dtype_device`", "fix it first"]),
+    ("06-multi-head", "MultiHeadSelfAttention__uses_split_merge", "split_heads__interleaved",
+     ["06.MultiHeadSelfAttention.values", "06.MultiHeadSelfAttention.weights"], ["your `split_heads`", "`06.split_heads.values`", "fix it first"]),
+    ("06-multi-head", "MultiHeadSelfAttention__uses_split_merge", "merge_heads__no_transpose",
+     ["06.MultiHeadSelfAttention.values"], ["your `merge_heads`", "`06.merge_heads.values`", "fix it first"]),
 ]
 
 
@@ -56,6 +75,10 @@ OWN_MISTAKES = [
     ("10-decoding", "CausalSelfAttention__no_causal_mask", ["10.CausalSelfAttention.values"], "causal_mask"),
     ("10-decoding", "blockwise_attention__top_left_causal", ["10.blockwise_attention.causal"], "causal_mask"),
     ("08-cnn-rnn", "conv1d_via_attention__float32_shift", ["08.conv1d_via_attention.dtype"], "shift_attention_matrix"),
+    ("07-positional-encoding", "PositionalEncoding__adds_last_rows", ["07.PositionalEncoding.forward"], "sinusoidal_positional_encoding"),
+    ("05-scaling", "SelfAttention__unscaled_without_mask", ["05.SelfAttention.values"], "scaled_dot_product_attention"),
+    ("04-queries-keys-values", "self_attention__softmax_over_queries", ["04.self_attention.values"], "attend"),
+    ("06-multi-head", "MultiHeadSelfAttention__merge_without_transpose", ["06.MultiHeadSelfAttention.values"], "merge_heads"),
 ]
 
 
