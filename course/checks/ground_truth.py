@@ -158,17 +158,14 @@ def expect_tensor_via(ctx, got, expected, prop: str, inputs: str, *, dependency:
     (``attention_weights`` calls ``softmax``): when the comparison fails and the student's
     ``dependency`` is itself wrong on the input a correct caller would hand it, the message
     blames the dependency and names its clause ("this calls your `softmax`, which fails
-    `03.softmax.stability`") instead of reporting a wrong value of the caller.
+    `03.softmax.stability`"), after what the caller got wrong (``blame_helper``).
 
     ``got`` may be a function of no arguments that calls the student's code: then an error
     raised by that call is blamed on the dependency in the same way.
     """
-    from autograder.checking import CheckFailure, StudentCodeError
+    def fault():
+        found = dependency_fault(ctx, dependency, dep_input, dep_truth, dep_what, atol=atol, rtol=rtol, **dep_kwargs)
+        return None if found is None else (dep_clause, found)
 
-    try:
+    with blame_helper(ctx, ctx.check.targets[0], dependency, fault):
         expect_tensor(ctx, got() if callable(got) else got, expected, prop, inputs, atol=atol, rtol=rtol)
-    except (CheckFailure, StudentCodeError):
-        fault = dependency_fault(ctx, dependency, dep_input, dep_truth, dep_what, atol=atol, rtol=rtol, **dep_kwargs)
-        if fault is None:
-            raise
-        ctx.fail(prop, f"this calls your `{dependency}`, which fails `{dep_clause}`: your `{dependency}` {fault}; fix it first", inputs)

@@ -31,6 +31,10 @@ def _failure(namespace: dict, check: str, *files: Path) -> str | None:
 
 # (chapter, correct caller that calls the helper, broken helper, the caller's checks, what the message names)
 BLAMES = [
+    ("03-softmax", "attention_weights__einsum", "softmax__no_max_subtraction",
+     ["03.attention_weights.stability"], ["NaN", "your `softmax`", "`03.softmax.stability`", "fix it first"]),
+    ("03-softmax", "simple_self_attention__token_loop", "softmax__normalises_everything",
+     ["03.simple_self_attention.values"], ["your `softmax`", "`03.softmax.values`", "fix it first"]),
     ("10-decoding", "CausalSelfAttention__uses_causal_mask", "causal_mask__excludes_itself",
      ["10.CausalSelfAttention.values", "10.CausalSelfAttention.gqa"], ["NaN", "your `causal_mask`", "`10.causal_mask.values`", "fix it first"]),
     ("10-decoding", "CausalSelfAttention__uses_causal_mask", "causal_mask__upper_triangle",
@@ -61,7 +65,7 @@ BLAMES = [
 ]
 
 
-@pytest.mark.parametrize("assignment,caller,helper,checks,named", BLAMES, ids=[f"{a[:2]}/{h}" for a, _, h, _, _ in BLAMES])
+@pytest.mark.parametrize("assignment,caller,helper,checks,named", BLAMES, ids=[f"{a[:2]}/{c.split('__')[0]}-{h}" for a, c, h, _, _ in BLAMES])
 def test_a_broken_helper_is_blamed_in_its_caller_s_message(assignment, caller, helper, checks, named, namespaces):
     for check in checks:
         why = _failure(namespaces(assignment), check, ALTERNATIVES / assignment / f"{caller}.py", MUTANTS / assignment / f"{helper}.py")
@@ -72,6 +76,7 @@ def test_a_broken_helper_is_blamed_in_its_caller_s_message(assignment, caller, h
 
 # (chapter, a caller's own mistake beside the helper (a correct one), the checks that fail, the helper's name)
 OWN_MISTAKES = [
+    ("03-softmax", "attention_weights__softmax_over_columns", ["03.attention_weights.values"], "softmax"),
     ("10-decoding", "CausalSelfAttention__no_causal_mask", ["10.CausalSelfAttention.values"], "causal_mask"),
     ("10-decoding", "blockwise_attention__top_left_causal", ["10.blockwise_attention.causal"], "causal_mask"),
     ("08-cnn-rnn", "conv1d_via_attention__float32_shift", ["08.conv1d_via_attention.dtype"], "shift_attention_matrix"),
