@@ -47,17 +47,19 @@ def _raised(exc: Exception) -> str:
 
 
 def dependency_fault(ctx, dependency: str, dep_input, dep_truth: torch.Tensor, dep_what: str, *, atol: float = 1e-5, rtol: float = 1e-4,
-                     check_device: bool = True, check_dtype: bool = True, **dep_kwargs) -> str | None:
+                     check_device: bool = True, check_dtype: bool = True, via=None, **dep_kwargs) -> str | None:
     """What is wrong with the student's graded function ``dependency`` on ``dep_input`` (the exact
     input a correct caller hands it; a tuple for several arguments), or None when it is right there:
     it raises, returns NaN, or returns other values (``dep_truth`` a tuple: it returns that many
     tensors). Used to tell a knock-on failure from the caller's own mistake (see ``blame_helper``,
-    ``expect_tensor_via``)."""
+    ``expect_tensor_via``). ``via(*args, **kwargs)``, when given, calls the helper instead of ``ctx.call``
+    (a student module held by the caller: ``ctx.method(model.attention, "__call__", ...)``)."""
     from autograder.checking import CheckFailure
 
     args = dep_input if isinstance(dep_input, tuple) else (dep_input,)
     try:
-        got = ctx.call(dependency, *[a.clone() if isinstance(a, torch.Tensor) else a for a in args], **dep_kwargs)
+        invoke = via or (lambda *a, **k: ctx.call(dependency, *a, **k))
+        got = invoke(*[a.clone() if isinstance(a, torch.Tensor) else a for a in args], **dep_kwargs)
     except CheckFailure:  # a helper not answered yet says so itself ("`softmax` is not implemented yet")
         raise
     except Exception as exc:  # noqa: BLE001 - the student's dependency raised

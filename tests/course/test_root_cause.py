@@ -62,6 +62,8 @@ BLAMES = [
      ["06.MultiHeadSelfAttention.values", "06.MultiHeadSelfAttention.weights"], ["your `split_heads`", "`06.split_heads.values`", "fix it first"]),
     ("06-multi-head", "MultiHeadSelfAttention__uses_split_merge", "merge_heads__no_transpose",
      ["06.MultiHeadSelfAttention.values"], ["your `merge_heads`", "`06.merge_heads.values`", "fix it first"]),
+    ("09-capstone", "TinyTagger__functional_blocks", "MultiHeadSelfAttention__mask_inverted",
+     ["09.TinyTagger.padding"], ["your `MultiHeadSelfAttention`", "`09.MultiHeadSelfAttention.mask`", "fix it first"]),
 ]
 
 
@@ -84,6 +86,7 @@ OWN_MISTAKES = [
     ("05-scaling", "SelfAttention__unscaled_without_mask", ["05.SelfAttention.values"], "scaled_dot_product_attention"),
     ("04-queries-keys-values", "self_attention__softmax_over_queries", ["04.self_attention.values"], "attend"),
     ("06-multi-head", "MultiHeadSelfAttention__merge_without_transpose", ["06.MultiHeadSelfAttention.values"], "merge_heads"),
+    ("09-capstone", "TinyTagger__no_padding_mask", ["09.TinyTagger.padding"], "MultiHeadSelfAttention"),
 ]
 
 
