@@ -43,7 +43,7 @@ if not os.environ.get("AUTOGRADER_SLOWNESS"):
 # tests of both modules together (their session fixture builds one reference namespace per
 # chapter and process: tests/course/conftest.py):
 # chapter 09's trains models for minutes, and one process holding every chapter was the longest.
-_BY_CHAPTER = {"test_clauses", "test_mutants"}
+_BY_CHAPTER = {"test_clauses", "test_mutants", "test_root_cause"}
 _CHAPTER_PARAM = re.compile(r"\[(\d\d)[-./]")
 # Every module that uses the session's built_book is in "book" (one build per run: test_contributing.py checks).
 _GROUPS = {"test_book": "book", "test_browser": "book", "test_glyphs": "book", "test_grading_adversarial": "cheating-class", "test_grade_dask": "cheating-class"}

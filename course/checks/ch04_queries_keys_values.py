@@ -17,7 +17,7 @@ import math
 import torch
 
 from autograder.checking import call_leaves_unchanged, check, contract_clauses, describe, expect_dtype, expect_tensor
-from .ground_truth import cpu64, float64_ok, like
+from .ground_truth import blame_helpers, cpu64, first_fault, float64_ok, like
 
 A = ASSIGNMENT = "04"
 CONTRACT = ["project_qkv", "dot_product_scores", "additive_scores", "attend", "self_attention", "successor_projections"]
@@ -266,6 +266,33 @@ def attend_unchanged(ctx):
 
 
 # ---------------------------------------------------------------- self_attention
+def _parts_blamed(ctx, X, Wq, Wk, Wv, clause: str = "values"):
+    """A self_attention that calls the student's project_qkv, dot_product_scores and attend and fails because one
+    of them is wrong on what a correct layer hands it (X and the weights; the true Q and K; the true scores and V)
+    is told to fix that one first, the first in the order the layer uses them (``blame_helpers``); ``clause``:
+    each helper's clause of the same property (``values``, ``dtype_device``; ``stable`` is attend's alone)."""
+    def parts():
+        return tuple(like(_project_truth(X, W), X) for W in (Wq, Wk, Wv))
+
+    def scores():
+        Q, K, _ = parts()
+        return like(_dot_truth(Q, K), X)
+
+    def project():
+        return first_fault(ctx, "project_qkv", [(f"{A}.project_qkv.{clause}", (X, Wq, Wk, Wv), parts(), f"X {describe(X)} and the same weights", {})])
+
+    def dot():
+        Q, K, _ = parts()
+        return first_fault(ctx, "dot_product_scores", [(f"{A}.dot_product_scores.{clause}", (Q, K), scores(), f"Q = X W_q {describe(Q)}, K = X W_k", {})])
+
+    def att():
+        truth = tuple(like(t, X) for t in _attend_truth(scores(), parts()[2]))
+        own = clause if clause != "values" or float(scores().abs().max()) < 80 else "stable"  # exp overflows float32 past 88
+        return first_fault(ctx, "attend", [(f"{A}.attend.{own}", (scores(), parts()[2]), truth, "the scores Q Kᵀ and V", {"atol": 1e-4})])
+
+    return blame_helpers(ctx, "self_attention", [("project_qkv", project), ("dot_product_scores", dot), ("attend", att)])
+
+
 @check(f"{A}.self_attention.values", "self_attention", ATTENTION_FORBIDDEN)
 def self_attention_values(ctx):
     """softmax(X W_q (X W_k)^T) X W_v end to end, unscaled, shape (..., N, d_v); d_k up to 16."""
@@ -273,16 +300,21 @@ def self_attention_values(ctx):
         X = ctx.randn(*batch, n, d_in)
         Wq, Wk, Wv = _weights(ctx, d_in, d_k, d_v)
         inputs = f"X {describe(X)}, W_q {describe(Wq)}, W_v {describe(Wv)}"
-        got = ctx.call("self_attention", X.clone(), Wq.clone(), Wk.clone(), Wv.clone())
-        if isinstance(got, (tuple, list)):
-            ctx.fail("returns the output only", f"got a {type(got).__name__} of length {len(got)} (return the output, not the weights)", inputs)
-        truth = _layer_truth(X, Wq, Wk, Wv)
-        if type(got) is torch.Tensor and got.shape == truth.shape and n > 1:
-            Q, K, V = (_project_truth(X, W) for W in (Wq, Wk, Wv))
-            scaled = _attend_truth(_dot_truth(Q, K) / math.sqrt(d_k), V)[0]
-            if not torch.allclose(truth, scaled, atol=1e-3) and torch.allclose(cpu64(got), scaled, atol=1e-4):
-                ctx.fail("softmax(Q K^T) V, unscaled", "the scores are divided by sqrt(d_k): no scale in this chapter", inputs)
-        expect_tensor(ctx, got, like(truth, X), "softmax(Q K^T) V with Q, K, V = X W_q, X W_k, X W_v (unscaled, softmax over the keys)", inputs)
+        with _parts_blamed(ctx, X, Wq, Wk, Wv):
+            _expect_layer_values(ctx, ctx.call("self_attention", X.clone(), Wq.clone(), Wk.clone(), Wv.clone()), X, Wq, Wk, Wv, inputs)
+
+
+def _expect_layer_values(ctx, got, X, Wq, Wk, Wv, inputs):
+    n, d_k = X.shape[-2], Wq.shape[-1]
+    if isinstance(got, (tuple, list)):
+        ctx.fail("returns the output only", f"got a {type(got).__name__} of length {len(got)} (return the output, not the weights)", inputs)
+    truth = _layer_truth(X, Wq, Wk, Wv)
+    if type(got) is torch.Tensor and got.shape == truth.shape and n > 1:
+        Q, K, V = (_project_truth(X, W) for W in (Wq, Wk, Wv))
+        scaled = _attend_truth(_dot_truth(Q, K) / math.sqrt(d_k), V)[0]
+        if not torch.allclose(truth, scaled, atol=1e-3) and torch.allclose(cpu64(got), scaled, atol=1e-4):
+            ctx.fail("softmax(Q K^T) V, unscaled", "the scores are divided by sqrt(d_k): no scale in this chapter", inputs)
+    expect_tensor(ctx, got, like(truth, X), "softmax(Q K^T) V with Q, K, V = X W_q, X W_k, X W_v (unscaled, softmax over the keys)", inputs)
 
 
 @check(f"{A}.self_attention.stable", "self_attention", ATTENTION_FORBIDDEN)
@@ -296,14 +328,15 @@ def self_attention_stable(ctx):
     inputs = f"X {describe(X)} and weights with integer entries, W_k = W_q, scores up to {float(_dot_truth(X @ Wq, X @ Wq).max()):.0f}"
     prop = "scores in the hundreds give finite outputs (a stable softmax)"
     for W_v, what in ((Wv, "W_v with integer entries"), (torch.zeros_like(Wv), "W_v = 0")):
-        got = ctx.call("self_attention", X.clone(), Wq.clone(), Wq.clone(), W_v.clone())
-        if type(got) is not torch.Tensor:
-            ctx.fail(prop, f"expected a torch.Tensor, got {type(got).__name__}", inputs + f", {what}")
-        g = cpu64(got)
-        if not bool(torch.isfinite(g).all()):
-            ctx.fail(prop, "the output contains NaN or inf (exp of a large score overflowed?)", inputs + f", {what}")
-        if what == "W_v = 0" and bool((g != 0).any()):
-            ctx.fail(prop, f"W_v = 0 must give a zero output, got a largest entry {float(g.abs().max()):.8g}", inputs + f", {what}")
+        with _parts_blamed(ctx, X, Wq, Wq, W_v):
+            got = ctx.call("self_attention", X.clone(), Wq.clone(), Wq.clone(), W_v.clone())
+            if type(got) is not torch.Tensor:
+                ctx.fail(prop, f"expected a torch.Tensor, got {type(got).__name__}", inputs + f", {what}")
+            g = cpu64(got)
+            if not bool(torch.isfinite(g).all()):
+                ctx.fail(prop, "the output contains NaN or inf (exp of a large score overflowed?)", inputs + f", {what}")
+            if what == "W_v = 0" and bool((g != 0).any()):
+                ctx.fail(prop, f"W_v = 0 must give a zero output, got a largest entry {float(g.abs().max()):.8g}", inputs + f", {what}")
 
 
 @check(f"{A}.self_attention.dtype_device", "self_attention", ATTENTION_FORBIDDEN)
@@ -313,7 +346,8 @@ def self_attention_dtype_device(ctx):
     if float64_ok(ctx):
         X = ctx.randn(3, 4, dtype=torch.float64)
         Wq, Wk, Wv = _weights(ctx, 4, 2, 5, dtype=torch.float64)
-        _expect_dtype(ctx, ctx.call("self_attention", X, Wq, Wk, Wv), torch.float64, "float64 inputs give a float64 output", f"X {describe(X)}")
+        with _parts_blamed(ctx, X, Wq, Wk, Wv, "dtype_device"):
+            _expect_dtype(ctx, ctx.call("self_attention", X.clone(), Wq.clone(), Wk.clone(), Wv.clone()), torch.float64, "float64 inputs give a float64 output", f"X {describe(X)}")
 
 
 @check(f"{A}.self_attention.unchanged", "self_attention", ATTENTION_FORBIDDEN)

@@ -8,13 +8,18 @@ written out pair by pair and token by token in float64.
 One check per clause (``CLAUSES``): values are compared whatever the dtype, and
 the dtype has its own clause, so a float64 answer loses the dtype point only.
 The ``PositionalEncoding`` checks are plain functions taking the class name so
-the capstone (09) can reuse them on its own copy of the module.
+the capstone (09) can reuse them on its own copy of the module. Here (07) a ``PositionalEncoding`` that
+fails because the student's ``sinusoidal_positional_encoding``, which it calls, is wrong on its
+``(max_len, d_model)`` is told to fix that first (``ground_truth.blame_helper``).
 """
+import contextlib
 import math
 
 import torch
 
 from autograder.checking import check, contract_clauses, describe, expect_dtype, expect_tensor
+
+from .ground_truth import blame_helper, first_fault
 
 A = ASSIGNMENT = "07"
 CONTRACT = [
@@ -158,6 +163,18 @@ def sinusoid_errors(ctx):
 
 
 # ---------------------------------------------------------------- PositionalEncoding (shared with 09)
+def _sinusoid_blamed(ctx, cls: str, max_len: int, d_model: int, dtype: bool = False):
+    """In 07, blame the student's sinusoidal_positional_encoding(max_len, d_model) when ``cls`` calls it and it is
+    wrong there (its values; with ``dtype``, its float32 too); the capstone (09) grades no such function."""
+    if not ctx.check.name.startswith(f"{A}."):
+        return contextlib.nullcontext()
+    truth, what = sinusoid_truth(max_len, d_model), f"num_positions {max_len}, d_model {d_model}"
+    probes = [(f"{A}.sinusoidal_positional_encoding.values", (max_len, d_model), truth, what, {"check_dtype": False, "check_device": False, "atol": 1e-4})]
+    if dtype:
+        probes.append((f"{A}.sinusoidal_positional_encoding.dtype", (max_len, d_model), truth.float(), what, {"check_device": False, "atol": 1e-4}))
+    return blame_helper(ctx, cls, "sinusoidal_positional_encoding", lambda: first_fault(ctx, "sinusoidal_positional_encoding", probes))
+
+
 def pe_buffer_registered(ctx, cls: str = "PositionalEncoding") -> None:
     """`pe` is a registered buffer (get_buffer finds it), not trainable, and saved in the state_dict."""
     for d_model, max_len in [(8, 20), (2 * ctx.randrange(2, 12), ctx.randrange(10, 120))]:
@@ -178,10 +195,11 @@ def pe_buffer_values(ctx, cls: str = "PositionalEncoding") -> None:
     """`pe` has shape (max_len, d_model) and holds the sinusoid (any floating dtype)."""
     for d_model, max_len in [(8, 20), (2 * ctx.randrange(2, 12), ctx.randrange(10, 120))]:
         inputs = f"{cls}({d_model}, max_len={max_len})"
-        module = ctx.call(cls, d_model, max_len)
-        expect_tensor(ctx, ctx.attr(module, "pe"), sinusoid_truth(max_len, d_model),
-                      "buffer pe of shape (max_len, d_model) holds the sinusoidal encoding", inputs,
-                      check_dtype=False, check_device=False, atol=1e-4)
+        with _sinusoid_blamed(ctx, cls, max_len, d_model):
+            module = ctx.call(cls, d_model, max_len)
+            expect_tensor(ctx, ctx.attr(module, "pe"), sinusoid_truth(max_len, d_model),
+                          "buffer pe of shape (max_len, d_model) holds the sinusoidal encoding", inputs,
+                          check_dtype=False, check_device=False, atol=1e-4)
 
 
 def pe_forward_values(ctx, cls: str = "PositionalEncoding") -> None:
@@ -189,24 +207,26 @@ def pe_forward_values(ctx, cls: str = "PositionalEncoding") -> None:
     cases = [(2, 5, 8, 20, torch.float32), (1, 1, 4, 10, torch.float32), (3, 12, 6, 12, torch.float32),
              (2, 7, 10, 50, torch.float64), (ctx.randrange(1, 5), ctx.randrange(2, 30), 2 * ctx.randrange(2, 10), 40, torch.float32)]
     for B, N, D, max_len, dtype in cases:
-        module = ctx.call(cls, D, max_len)
-        ctx.method(module, "to", str(ctx.device))
-        x = ctx.randn(B, N, D, dtype=dtype)
-        got = ctx.method(module, "__call__", x.clone())
-        expected = x.double() + sinusoid_truth(N, D).to(ctx.device)
-        expect_tensor(ctx, got, expected, "forward returns x + pe[:N] (shape of x)",
-                      f"x {describe(x)}, {cls}({D}, max_len={max_len}) on {ctx.device}", check_dtype=False, atol=1e-4)
+        with _sinusoid_blamed(ctx, cls, max_len, D):
+            module = ctx.call(cls, D, max_len)
+            ctx.method(module, "to", str(ctx.device))
+            x = ctx.randn(B, N, D, dtype=dtype)
+            got = ctx.method(module, "__call__", x.clone())
+            expected = x.double() + sinusoid_truth(N, D).to(ctx.device)
+            expect_tensor(ctx, got, expected, "forward returns x + pe[:N] (shape of x)",
+                          f"x {describe(x)}, {cls}({D}, max_len={max_len}) on {ctx.device}", check_dtype=False, atol=1e-4)
 
 
 def pe_forward_dtype(ctx, cls: str = "PositionalEncoding") -> None:
     """The output has the dtype of x, float32 and float64."""
     for dtype in [torch.float32, torch.float64]:
         D, N = 2 * ctx.randrange(2, 8), ctx.randrange(1, 10)
-        module = ctx.call(cls, D, 16)
-        ctx.method(module, "to", str(ctx.device))
-        x = ctx.randn(2, N, D, dtype=dtype)
-        expect_dtype(ctx, ctx.method(module, "__call__", x.clone()), dtype, "forward keeps the dtype of x",
-                  f"x {describe(x)}, {cls}({D}, max_len=16)")
+        with _sinusoid_blamed(ctx, cls, 16, D, dtype=True):
+            module = ctx.call(cls, D, 16)
+            ctx.method(module, "to", str(ctx.device))
+            x = ctx.randn(2, N, D, dtype=dtype)
+            expect_dtype(ctx, ctx.method(module, "__call__", x.clone()), dtype, "forward keeps the dtype of x",
+                         f"x {describe(x)}, {cls}({D}, max_len=16)")
 
 
 def pe_forward_unchanged(ctx, cls: str = "PositionalEncoding") -> None:

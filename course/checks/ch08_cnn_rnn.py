@@ -11,6 +11,8 @@ import torch.nn.functional as F
 
 from autograder.checking import check, contract_clauses, describe, expect_tensor, expect_unchanged
 
+from .ground_truth import blame_helper, first_fault
+
 A = ASSIGNMENT = "08"
 CONTRACT = ["local_attention_mask", "shift_attention_matrix", "conv1d_via_attention", "rnn_forward", "graph_attention_mask",
             "causal_conv_as_attention"]
@@ -104,6 +106,18 @@ def _conv_truth(x, weight):
     return F.conv1d(x.detach().cpu().double().transpose(1, 2), weight.detach().cpu().double(), padding=K // 2).transpose(1, 2)
 
 
+def _shifts_blamed(ctx, N, K):
+    """A conv1d_via_attention that calls the student's shift_attention_matrix(N, k - K // 2) and fails because
+    one of those matrices is wrong (or raises) is told to fix it first (``blame_helper``)."""
+    def probes():
+        for offset in range(-(K // 2), K // 2 + 1):
+            truth, what = _shift_truth(N, offset), f"n = {N}, offset = {offset}"
+            yield f"{A}.shift_attention_matrix.values", (N, offset), truth, what, {"check_device": False, "check_dtype": False}
+            yield f"{A}.shift_attention_matrix.dtype", (N, offset), truth, what, {"check_device": False}
+
+    return blame_helper(ctx, "conv1d_via_attention", "shift_attention_matrix", lambda: first_fault(ctx, "shift_attention_matrix", probes()))
+
+
 @check(f"{A}.conv1d_via_attention.values", "conv1d_via_attention", CONV_FORBIDDEN)
 def conv_values(ctx):
     """Equals F.conv1d(x^T, weight, padding=K//2)^T for several batch sizes, lengths, channels and kernels (float32)."""
@@ -111,9 +125,10 @@ def conv_values(ctx):
              (ctx.randrange(1, 4), ctx.randrange(4, 30), ctx.randrange(1, 6), ctx.randrange(1, 6), 2 * ctx.randrange(0, 4) + 1)]
     for B, N, C_in, C_out, K in cases:
         x, weight = ctx.randn(B, N, C_in), ctx.randn(C_out, C_in, K)
-        got = ctx.call("conv1d_via_attention", x.clone(), weight.clone())
-        expect_tensor(ctx, _as64(got), _conv_truth(x, weight), "equals F.conv1d with padding K//2 (cross-correlation, zero padding)",
-                      f"x {describe(x)}, weight {describe(weight)}", atol=1e-4, check_device=False)
+        with _shifts_blamed(ctx, N, K):
+            got = ctx.call("conv1d_via_attention", x.clone(), weight.clone())
+            expect_tensor(ctx, _as64(got), _conv_truth(x, weight), "equals F.conv1d with padding K//2 (cross-correlation, zero padding)",
+                          f"x {describe(x)}, weight {describe(weight)}", atol=1e-4, check_device=False)
 
 
 @check(f"{A}.conv1d_via_attention.dtype", "conv1d_via_attention", CONV_FORBIDDEN)
@@ -121,9 +136,10 @@ def conv_dtype(ctx):
     """The result has x's dtype: float32 and float64."""
     for dtype in (torch.float32, torch.float64):
         x, weight = ctx.randn(2, 9, 3, dtype=dtype), ctx.randn(2, 3, 3, dtype=dtype)
-        got = ctx.call("conv1d_via_attention", x.clone(), weight.clone())
-        if type(got) is not torch.Tensor or got.dtype != dtype:
-            ctx.fail("the result has the dtype of x", f"got {describe(got)}", f"x {describe(x)}, weight {describe(weight)}")
+        with _shifts_blamed(ctx, 9, 3):
+            got = ctx.call("conv1d_via_attention", x.clone(), weight.clone())
+            if type(got) is not torch.Tensor or got.dtype != dtype:
+                ctx.fail("the result has the dtype of x", f"got {describe(got)}", f"x {describe(x)}, weight {describe(weight)}")
 
 
 @check(f"{A}.conv1d_via_attention.device", "conv1d_via_attention", CONV_FORBIDDEN)

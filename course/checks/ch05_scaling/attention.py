@@ -1,4 +1,6 @@
-"""ch05_scaling: the checks of scaled_dot_product_attention, SelfAttention."""
+"""ch05_scaling: the checks of scaled_dot_product_attention, SelfAttention (a SelfAttention that calls the
+student's scaled_dot_product_attention and fails because it is wrong on the layer's own Q, K, V and mask is
+told to fix it first: ``_sdpa_blamed``)."""
 import itertools
 import math
 
@@ -7,7 +9,7 @@ import torch.nn.functional as F
 
 from autograder.checking import check, describe, expect_tensor
 
-from ..ground_truth import cpu64
+from ..ground_truth import blame_helper, cpu64, dependency_fault
 from .shared import SDPA_FORBIDDEN, A
 
 
@@ -311,10 +313,32 @@ def self_attention_truth(ctx, module, x, mask, input_dim, dim_k, dim_v):
     return out.to(x.device, x.dtype)
 
 
+def _sdpa_fault(ctx, module, x, mask, clause=None):
+    """``(clause, what is wrong)`` with the student's scaled_dot_product_attention on the Q, K, V (and mask) that the
+    layer's own q, k, v make of x, or None."""
+    (wq, bq), (wk, bk), (wv, bv) = (_read_linear(ctx, module, n) for n in ("q", "k", "v"))
+    x64 = x.detach().to("cpu", torch.float64)
+    Q, K, V = (x64 @ w.T + b for w, b in ((wq, bq), (wk, bk), (wv, bv)))
+    truth = tuple(t.to(x.device, x.dtype) for t in attention_truth(Q, K, V, mask))
+    args = tuple(t.to(x.device, x.dtype) for t in (Q, K, V)) + (() if mask is None else (mask,))
+    what = f"the layer's Q {describe(args[0])}, K, V" + ("" if mask is None else f" and mask {describe(mask)}")
+    fault = dependency_fault(ctx, "scaled_dot_product_attention", args, truth, what, atol=1e-4)
+    if fault is None:
+        return None
+    if clause is None:
+        clause = "values" if mask is None else "fully_masked" if bool((~mask).all(dim=-1).any()) else "mask"
+    return f"{A}.scaled_dot_product_attention.{clause}", fault
+
+
+def _sdpa_blamed(ctx, module, x, mask, clause=None):
+    return blame_helper(ctx, "SelfAttention", "scaled_dot_product_attention", lambda: _sdpa_fault(ctx, module, x, mask, clause))
+
+
 def _expect_layer(ctx, module, x, mask, dims, prop, atol=1e-4):
     inputs = f"SelfAttention{dims}, x {describe(x)}" + ("" if mask is None else f", mask {describe(mask)}")
-    got = ctx.method(module, "__call__", x.clone()) if mask is None else ctx.method(module, "__call__", x.clone(), mask=mask.clone())
-    expect_tensor(ctx, got, self_attention_truth(ctx, module, x, mask, *dims), prop, inputs, atol=atol)
+    with _sdpa_blamed(ctx, module, x, mask):
+        got = ctx.method(module, "__call__", x.clone()) if mask is None else ctx.method(module, "__call__", x.clone(), mask=mask.clone())
+        expect_tensor(ctx, got, self_attention_truth(ctx, module, x, mask, *dims), prop, inputs, atol=atol)
 
 
 @check(f"{A}.SelfAttention.parameters", "SelfAttention", SDPA_FORBIDDEN)
@@ -375,7 +399,11 @@ def self_attention_dtype_device(ctx):
     module = _layer(ctx, *dims, dtype=torch.float64)
     x = ctx.randn(2, 4, 5, dtype=torch.float64, scale=2.0)
     inputs = f"SelfAttention{dims}.double(), x {describe(x)}"
-    got = ctx.method(module, "__call__", x.clone())
+    with _sdpa_blamed(ctx, module, x, None, "dtype_device"):
+        _float64_output(ctx, ctx.method(module, "__call__", x.clone()), inputs)
+
+
+def _float64_output(ctx, got, inputs):
     if type(got) is not torch.Tensor:
         ctx.fail("a float64 layer and input give a float64 output", f"got {type(got).__name__}", inputs)
     if got.dtype != torch.float64:

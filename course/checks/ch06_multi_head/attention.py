@@ -1,4 +1,5 @@
-"""ch06_multi_head: the checks of MultiHeadSelfAttention."""
+"""ch06_multi_head: the checks of MultiHeadSelfAttention (one that calls the student's split_heads and
+merge_heads and fails because one of them is wrong on what it handed it is told to fix it first: ``_heads_blamed``)."""
 import math
 
 import torch
@@ -6,6 +7,7 @@ import torch.nn as nn
 
 from autograder.checking import check, describe, expect_tensor
 
+from ..ground_truth import blame_helpers, first_fault
 from .shared import MHSA_FORBIDDEN, A
 from .heads import _merge_truth, _split_truth
 
@@ -98,6 +100,29 @@ def closed_form_truth(params, x, num_heads, mask=None):
     return (out if b_o is None else out + b_o), weights
 
 
+def _heads_blamed(ctx, params, x, h, mask=None):
+    """On a failure inside the block, blame the student's split_heads (on q_proj(x), k_proj(x), v_proj(x) of the
+    grader's weights) or merge_heads (on the heads' true outputs), whichever the module calls and is wrong there."""
+    def project(name):
+        w, b = params[name]
+        y = x.detach().to("cpu", torch.float64) @ w.T
+        return y if b is None else y + b
+
+    def like_x(t):
+        return t.to(x.device, x.dtype)
+
+    def split():
+        probes = [(f"{A}.split_heads.values", (like_x(project(n)), h), like_x(_split_truth(project(n), h)), f"{n}(x) {describe(like_x(project(n)))}, num_heads {h}", {})
+                  for n in ("q_proj", "k_proj", "v_proj")]
+        return first_fault(ctx, "split_heads", probes)
+
+    def merge():
+        heads = like_x(closed_form_truth(params, x, h, mask)[1] @ _split_truth(project("v_proj"), h))  # (B, H, N, Dh)
+        return first_fault(ctx, "merge_heads", [(f"{A}.merge_heads.values", (heads,), _merge_truth(heads), f"the heads' outputs {describe(heads)}", {})])
+
+    return blame_helpers(ctx, "MultiHeadSelfAttention", [("split_heads", split), ("merge_heads", merge)])
+
+
 def read_weights(ctx, module, d_model, bias=True):
     """{name: (weight, bias)} read back from a module, float64 on the CPU. Used by 09's checks (on a module
     whose weights 09 set or trained); 06's own checks never build a truth from the student's weights."""
@@ -169,9 +194,10 @@ def mhsa_values(ctx):
         module, params = _graded_module(ctx, d_model, h, bias)
         x = ctx.randn(1, N, d_model, scale=2.0)
         inputs = _inputs(x, h) + f", bias={bias}"
-        out = _call(ctx, module, x, inputs)
-        expected, _ = torch_truth(params, x, h)
-        expect_tensor(ctx, out, expected.to(x.device, x.dtype), "output (B, N, d_model) agrees with nn.MultiheadAttention holding the same weights", inputs, atol=1e-4)
+        with _heads_blamed(ctx, params, x, h):
+            out = _call(ctx, module, x, inputs)
+            expected, _ = torch_truth(params, x, h)
+            expect_tensor(ctx, out, expected.to(x.device, x.dtype), "output (B, N, d_model) agrees with nn.MultiheadAttention holding the same weights", inputs, atol=1e-4)
 
 
 @check(f"{A}.MultiHeadSelfAttention.weights", "MultiHeadSelfAttention", MHSA_FORBIDDEN)
@@ -181,11 +207,12 @@ def mhsa_weights(ctx):
         module, params = _graded_module(ctx, d_model, h)
         x = ctx.randn(1, N, d_model, scale=2.0)
         inputs = _inputs(x, h)
-        plain = _call(ctx, module, x, inputs)
-        out, weights = _call(ctx, module, x, inputs, return_weights=True)
-        expect_tensor(ctx, out, torch.Tensor.detach(plain), "the output does not depend on return_weights", inputs)
-        _, expected = torch_truth(params, x, h)
-        expect_tensor(ctx, weights, expected.to(x.device, x.dtype), "per-head weights (B, H, N, N) agree with nn.MultiheadAttention(average_attn_weights=False)", inputs, atol=1e-5)
+        with _heads_blamed(ctx, params, x, h):
+            plain = _call(ctx, module, x, inputs)
+            out, weights = _call(ctx, module, x, inputs, return_weights=True)
+            expect_tensor(ctx, out, torch.Tensor.detach(plain), "the output does not depend on return_weights", inputs)
+            _, expected = torch_truth(params, x, h)
+            expect_tensor(ctx, weights, expected.to(x.device, x.dtype), "per-head weights (B, H, N, N) agree with nn.MultiheadAttention(average_attn_weights=False)", inputs, atol=1e-5)
 
 
 @check(f"{A}.MultiHeadSelfAttention.batch_independent", "MultiHeadSelfAttention", MHSA_FORBIDDEN)
@@ -218,8 +245,13 @@ def _rand_mask(ctx, shape, p=0.6):
     return mask.to(ctx.device)
 
 
-def _masked_weights(ctx, module, x, h, mask, prop):
+def _masked_weights(ctx, module, x, h, mask, prop, params):
     """The module's weights under mask must be its unmasked weights restricted to the mask and renormalised."""
+    with _heads_blamed(ctx, params, x, h, mask):
+        _expect_masked_weights(ctx, module, x, h, mask, prop)
+
+
+def _expect_masked_weights(ctx, module, x, h, mask, prop):
     B, N, _ = x.shape
     inputs = _inputs(x, h, mask)
     _, free = _call(ctx, module, x, inputs, return_weights=True)
@@ -240,16 +272,16 @@ def _masked_weights(ctx, module, x, h, mask, prop):
 def mhsa_mask(ctx):
     """Masks (N, N), (B, 1, 1, N), (B, 1, N, N), (B, H, N, N), True = may attend."""
     d_model, h, B, N = 8, 2, 3, 5
-    module, _ = _graded_module(ctx, d_model, h)
+    module, params = _graded_module(ctx, d_model, h)
     x = ctx.randn(B, N, d_model, scale=2.0)
     causal = torch.ones(N, N, dtype=torch.bool, device=ctx.device).tril()
-    _masked_weights(ctx, module, x, h, causal, "causal mask (N, N)")
+    _masked_weights(ctx, module, x, h, causal, "causal mask (N, N)", params)
     padding = torch.ones(B, 1, 1, N, dtype=torch.bool)
     padding[1, ..., 3:] = False
     padding[2, ..., 1:] = False
-    _masked_weights(ctx, module, x, h, padding.to(ctx.device), "padding mask (B, 1, 1, N)")
-    _masked_weights(ctx, module, x, h, _rand_mask(ctx, (B, 1, N, N)), "per-sentence mask (B, 1, N, N)")
-    _masked_weights(ctx, module, x, h, _rand_mask(ctx, (B, h, N, N)), "per-head mask (B, H, N, N)")
+    _masked_weights(ctx, module, x, h, padding.to(ctx.device), "padding mask (B, 1, 1, N)", params)
+    _masked_weights(ctx, module, x, h, _rand_mask(ctx, (B, 1, N, N)), "per-sentence mask (B, 1, N, N)", params)
+    _masked_weights(ctx, module, x, h, _rand_mask(ctx, (B, h, N, N)), "per-head mask (B, H, N, N)", params)
 
 
 # how far a masked key's score sits above the allowed keys': far past float32's exp range (exp(-88) is its
@@ -321,21 +353,28 @@ def mhsa_mask_dominated(ctx):
 def mhsa_fully_masked(ctx):
     """A query with nothing to attend gets zero weights in that head; no NaN anywhere."""
     d_model, h, B, N = 8, 2, 3, 5
-    module, _ = _graded_module(ctx, d_model, h)
+    module, params = _graded_module(ctx, d_model, h)
     x = ctx.randn(B, N, d_model, scale=2.0)
     mask = _rand_mask(ctx, (B, h, N, N))
     mask[0, :, 2] = False  # query 2 of sentence 0 sees nothing in any head
     mask[1, 1, 0] = False  # query 0 of sentence 1 sees nothing in head 1 only
     for m, what in ((mask, "queries with nothing to attend"), (torch.zeros(N, N, dtype=torch.bool, device=ctx.device), "a mask with no True at all")):
-        inputs = _inputs(x, h, m)
-        out, weights = _call(ctx, module, x, inputs, return_weights=True, mask=m.clone())
-        if type(out) is not torch.Tensor or type(weights) is not torch.Tensor or tuple(weights.shape) != (B, h, N, N):
-            ctx.fail(f"{what}: (output, weights (B, H, N, N))", f"got {type(out).__name__}, {describe(weights) if isinstance(weights, torch.Tensor) else type(weights).__name__}", inputs)
-        if bool(torch.isnan(torch.Tensor.detach(out)).any()):
-            ctx.fail(f"{what}: no NaN in the output", "the output has NaN", inputs)
-        dead = ~m.expand(B, h, N, N).any(-1)  # (B, H, N): queries that see nothing in that head
-        got = torch.Tensor.detach(weights)[dead]
-        expect_tensor(ctx, got, torch.zeros_like(got), f"{what}: zero weights in the heads where the query sees nothing (no NaN)", inputs, atol=0.0, rtol=0.0)
+        with _heads_blamed(ctx, params, x, h, m):
+            _expect_dead_rows(ctx, module, x, h, m, what)
+
+
+def _expect_dead_rows(ctx, module, x, h, m, what):
+    """Zero weights, and no NaN, for the queries that see nothing under m."""
+    B, N, _ = x.shape
+    inputs = _inputs(x, h, m)
+    out, weights = _call(ctx, module, x, inputs, return_weights=True, mask=m.clone())
+    if type(out) is not torch.Tensor or type(weights) is not torch.Tensor or tuple(weights.shape) != (B, h, N, N):
+        ctx.fail(f"{what}: (output, weights (B, H, N, N))", f"got {type(out).__name__}, {describe(weights) if isinstance(weights, torch.Tensor) else type(weights).__name__}", inputs)
+    if bool(torch.isnan(torch.Tensor.detach(out)).any()):
+        ctx.fail(f"{what}: no NaN in the output", "the output has NaN", inputs)
+    dead = ~m.expand(B, h, N, N).any(-1)  # (B, H, N): queries that see nothing in that head
+    got = torch.Tensor.detach(weights)[dead]
+    expect_tensor(ctx, got, torch.zeros_like(got), f"{what}: zero weights in the heads where the query sees nothing (no NaN)", inputs, atol=0.0, rtol=0.0)
 
 
 @check(f"{A}.MultiHeadSelfAttention.dtype", "MultiHeadSelfAttention", MHSA_FORBIDDEN)
@@ -345,10 +384,11 @@ def mhsa_dtype(ctx):
         module, params = _graded_module(ctx, d_model, h, dtype=torch.float64)
         x = ctx.randn(1, N, d_model, dtype=torch.float64, scale=2.0)
         inputs = _inputs(x, h)
-        out, weights = _call(ctx, module, x, inputs, return_weights=True)
-        for name, t in (("output", out), ("weights", weights)):
-            if type(t) is not torch.Tensor or t.dtype != torch.float64:
-                ctx.fail(f"a float64 module and x give a float64 {name}", f"got {describe(t) if isinstance(t, torch.Tensor) else type(t).__name__}", inputs)
+        with _heads_blamed(ctx, params, x, h):
+            out, weights = _call(ctx, module, x, inputs, return_weights=True)
+            for name, t in (("output", out), ("weights", weights)):
+                if type(t) is not torch.Tensor or t.dtype != torch.float64:
+                    ctx.fail(f"a float64 module and x give a float64 {name}", f"got {describe(t) if isinstance(t, torch.Tensor) else type(t).__name__}", inputs)
 
 
 @check(f"{A}.MultiHeadSelfAttention.gradients", "MultiHeadSelfAttention", MHSA_FORBIDDEN)

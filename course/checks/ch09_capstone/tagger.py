@@ -1,9 +1,14 @@
-"""ch09_capstone: the checks of TinyTagger."""
+"""ch09_capstone: the checks of TinyTagger (a tagger that fails because its `position` or `attention`, the
+student's PositionalEncoding and MultiHeadSelfAttention, is wrong on an input of the tagger's sizes is told
+to fix that one first: ``_parts_blamed``)."""
 import torch
 
 from autograder.checking import check, describe, expect_tensor
 
 from ... import tagging_data as data
+from ..ch06_multi_head import closed_form_truth
+from ..ground_truth import blame_helpers, dependency_fault
+from .layers import _weights, sinusoid
 from .shared import ATTENTION_FORBIDDEN, FORBIDDEN_LAYER_KINDS, LAYER_FORBIDDEN, A
 
 # ---------------------------------------------------------------- TinyTagger
@@ -15,6 +20,51 @@ def _tagger(ctx, vocab, tags, d_model, heads, max_len):
     ctx.method(model, "to", str(ctx.device))
     ctx.method(model, "eval")
     return model
+
+
+def _parts_blamed(ctx, model, d_model, heads):
+    """On a failure inside the block, blame the tagger's `position` (x + pe[:N]) or `attention` (nn.MultiheadAttention
+    with its own weights, without and with a key-padding mask) when it is wrong on an x of the tagger's d_model."""
+    drawn = []  # the probe's x, drawn only when something failed (the check's own inputs stay those of its seed)
+
+    def probe():
+        if not drawn:
+            drawn.append(ctx.randn(2, 7, d_model))
+        return drawn[0], f"x {describe(drawn[0])} (the tagger's d_model)"
+
+    def part(name):
+        try:
+            return ctx.attr(model, name)
+        except AttributeError:
+            return None
+
+    def position():
+        module = part("position")
+        if module is None:
+            return None
+        x, what = probe()
+        via = lambda t: ctx.method(module, "__call__", t)  # noqa: E731
+        found = dependency_fault(ctx, "PositionalEncoding", (x,), x.double().cpu() + sinusoid(7, d_model), what, atol=1e-4,
+                                 check_dtype=False, check_device=False, via=via)
+        return found and (f"{A}.PositionalEncoding.forward", found)
+
+    def attention():
+        module = part("attention")
+        if module is None:
+            return None
+        x, what = probe()
+        params = _weights(ctx, module, d_model)
+        padding = torch.tensor([[True] * 7, [True] * 4 + [False] * 3], device=ctx.device)[:, None, None, :]  # (B, 1, 1, N)
+        for mask, clause, shown in ((None, "values", what), (padding, "mask", f"{what} and a key-padding mask (B, 1, 1, N)")):
+            via = (lambda t: ctx.method(module, "__call__", t, return_weights=True)) if mask is None else \
+                (lambda t, m=mask: ctx.method(module, "__call__", t, mask=m.clone(), return_weights=True))
+            truth = tuple(t.to(ctx.device, x.dtype) for t in closed_form_truth(params, x, heads, mask))
+            found = dependency_fault(ctx, "MultiHeadSelfAttention", (x,), truth, shown, via=via)
+            if found:
+                return f"{A}.MultiHeadSelfAttention.{clause}", found
+        return None
+
+    return blame_helpers(ctx, "TinyTagger", [("PositionalEncoding", position), ("MultiHeadSelfAttention", attention)])
 
 
 def _logits(ctx, model, ids, num_tags, inputs):
@@ -54,7 +104,8 @@ def tagger_shapes(ctx):
         model = _tagger(ctx, vocab, tags, d_model, heads, max_len)
         for B, N in [(2, 5), (1, 1), (3, max_len)]:
             ids = ctx.randint(1, vocab, (B, N))
-            _logits(ctx, model, ids, tags, f"ids {describe(ids)}, TinyTagger({vocab}, {tags}, {d_model}, {heads}, {max_len})")
+            with _parts_blamed(ctx, model, d_model, heads):
+                _logits(ctx, model, ids, tags, f"ids {describe(ids)}, TinyTagger({vocab}, {tags}, {d_model}, {heads}, {max_len})")
     model = ctx.call("TinyTagger", 11, 4)
     ctx.method(model, "to", str(ctx.device))
     ctx.method(model, "eval")
@@ -83,9 +134,10 @@ def tagger_batch(ctx):
         ids = ctx.randint(1, vocab, (3, 8))
         ids[2, 5:] = data.PAD_ID  # sentences of 8, 8 and 5 words, the last one padded
         inputs = f"ids {describe(ids)} (the last sentence padded from 5 to 8), TinyTagger({vocab}, {tags}, {d_model}, {heads}, {max_len})"
-        together = _logits(ctx, model, ids, tags, inputs)
-        expect_tensor(ctx, _logits(ctx, model, ids[2:3], tags, inputs), together[2:3], "a sentence's logits do not depend on the rest of the batch",
-                      inputs, atol=1e-4)
+        with _parts_blamed(ctx, model, d_model, heads):
+            together = _logits(ctx, model, ids, tags, inputs)
+            expect_tensor(ctx, _logits(ctx, model, ids[2:3], tags, inputs), together[2:3], "a sentence's logits do not depend on the rest of the batch",
+                          inputs, atol=1e-4)
 
 
 @check(f"{A}.TinyTagger.context", "TinyTagger", ATTENTION_FORBIDDEN)
@@ -112,8 +164,9 @@ def tagger_padding(ctx):
         ids = ctx.randint(1, vocab, (2, N))
         padded = torch.cat([ids, torch.zeros(2, extra, dtype=torch.long, device=ctx.device)], dim=1)
         inputs = f"ids {describe(ids)} padded with {extra} zeros, TinyTagger({vocab}, {tags}, {d_model}, {heads}, {max_len})"
-        expect_tensor(ctx, _logits(ctx, model, padded, tags, inputs)[:, :N], _logits(ctx, model, ids, tags, inputs),
-                      "padding keys are masked: the real tokens' logits do not change", inputs, atol=1e-4)
+        with _parts_blamed(ctx, model, d_model, heads):
+            expect_tensor(ctx, _logits(ctx, model, padded, tags, inputs)[:, :N], _logits(ctx, model, ids, tags, inputs),
+                          "padding keys are masked: the real tokens' logits do not change", inputs, atol=1e-4)
 
 
 @check(f"{A}.TinyTagger.attention_path", "TinyTagger", ATTENTION_FORBIDDEN)

@@ -1,4 +1,5 @@
-"""ch10_decoding: the checks of blockwise_attention."""
+"""ch10_decoding: the checks of blockwise_attention (an answer that builds its causal mask from the
+student's ``causal_mask`` and fails because that mask is wrong is told so: ``layer.mask_blamed``)."""
 import math
 
 import torch
@@ -7,6 +8,7 @@ import torch.nn.functional as F
 from autograder.checking import check, describe, expect_tensor
 
 from ..ground_truth import cpu64, float64_ok
+from .layer import mask_blamed
 from .shared import (BLOCKWISE_FORBIDDEN, MEMORY_BLOCK, MEMORY_D, MEMORY_LEAD, MEMORY_LIMIT_MIB, MEMORY_NK, MEMORY_NQ, A,
                      _tensor_or_fail)
 
@@ -61,9 +63,10 @@ def blockwise_causal(ctx):
     for lead, Nq, Nk, D, b in CAUSAL_CASES:
         Q, K, V = _qkv(ctx, lead, Nq, Nk, D, D, scale=1.5)
         inputs = _blockwise_inputs(Q, K, V, b, causal=True)
-        got = _blockwise(ctx, Q, K, V, b, causal=True)
-        expect_tensor(ctx, got, _attention_truth(Q, K, V, causal=True).to(Q.device, Q.dtype),
-                      f"causal: query i attends to keys j <= i + {Nk - Nq} (Nk - Nq)", inputs, atol=1e-5)
+        with mask_blamed(ctx, "blockwise_attention", (Nq, Nk)):
+            got = _blockwise(ctx, Q, K, V, b, causal=True)
+            expect_tensor(ctx, got, _attention_truth(Q, K, V, causal=True).to(Q.device, Q.dtype),
+                          f"causal: query i attends to keys j <= i + {Nk - Nq} (Nk - Nq)", inputs, atol=1e-5)
 
 
 def _rising_scores(ctx, lead, Nq, Nk, D, block_size):

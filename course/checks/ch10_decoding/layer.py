@@ -1,12 +1,18 @@
-"""ch10_decoding: the checks of causal_mask, CausalSelfAttention."""
+"""ch10_decoding: the checks of causal_mask, CausalSelfAttention.
+
+A layer that calls the student's ``causal_mask`` and fails because that mask is wrong (a NaN row
+from a mask off by one) is told so (``mask_blamed``); a cache joined to the new keys on another
+axis than the positions' is named as such (``_cache_axis_fault``), and the dtype clause does not
+fail for a continued call that fails in float32 as well (that is the cache and continue clauses')."""
 import math
+import re
 
 import torch
 
-from autograder.checking import check, describe, expect_tensor
+from autograder.checking import CheckFailure, StudentCodeError, check, describe, expect_tensor
 
 from ..ch06_multi_head import set_weights, torch_truth
-from ..ground_truth import cpu64, float64_ok
+from ..ground_truth import blame_helper, cpu64, explained, first_fault, float64_ok
 from .shared import CSA_FORBIDDEN, A, _tensor_or_fail
 
 
@@ -14,6 +20,19 @@ from .shared import CSA_FORBIDDEN, A, _tensor_or_fail
 def _mask_truth(n: int) -> torch.Tensor:
     i = torch.arange(n)
     return i[None, :] <= i[:, None]  # [i, j] = j <= i
+
+
+def _mask_probes(ctx, sizes):
+    """``causal_mask(n)`` for each size (values), and ``causal_mask(n, device)`` on a grader with a GPU (device)."""
+    for n in sorted(set(sizes)):
+        yield f"{A}.causal_mask.values", (n,), _mask_truth(n), f"n = {n}", {"check_device": False}
+        if ctx.device.type != "cpu":
+            yield f"{A}.causal_mask.device", (n, ctx.device), _mask_truth(n).to(ctx.device), f"n = {n}, device {ctx.device}", {}
+
+
+def mask_blamed(ctx, caller: str, sizes):
+    """On a failure inside the block, blame the student's ``causal_mask`` when ``caller`` calls it and it is wrong on ``sizes``."""
+    return blame_helper(ctx, caller, "causal_mask", lambda: first_fault(ctx, "causal_mask", _mask_probes(ctx, sizes)))
 
 
 @check(f"{A}.causal_mask.values", "causal_mask")
@@ -150,10 +169,11 @@ def csa_values(ctx):
         module, params = _layer(ctx, d_model, h, h)
         x = _x(ctx, B, N, d_model)
         inputs = _inputs(x, h, h)
-        out, _ = _forward(ctx, module, x, inputs)
-        expected = _causal_truth(params, x, h, h)
-        expect_tensor(ctx, out, expected.to(x.device, x.dtype), "the output is causal multi-head attention (position i attends to j <= i), "
-                      "as nn.MultiheadAttention with the causal mask", inputs, atol=1e-4)
+        with mask_blamed(ctx, "CausalSelfAttention", range(1, N + 1)):
+            out, _ = _forward(ctx, module, x, inputs)
+            expected = _causal_truth(params, x, h, h)
+            expect_tensor(ctx, out, expected.to(x.device, x.dtype), "the output is causal multi-head attention (position i attends to j <= i), "
+                          "as nn.MultiheadAttention with the causal mask", inputs, atol=1e-4)
 
 
 @check(f"{A}.CausalSelfAttention.gqa", "CausalSelfAttention", CSA_FORBIDDEN)
@@ -163,9 +183,10 @@ def csa_gqa(ctx):
         module, params = _layer(ctx, d_model, h, kv)
         x = _x(ctx, B, N, d_model)
         inputs = _inputs(x, h, kv)
-        out, _ = _forward(ctx, module, x, inputs)
-        expected = _causal_truth(params, x, h, kv)
-        expect_tensor(ctx, out, expected.to(x.device, x.dtype), f"query head h uses key/value head h // {h // kv}", inputs, atol=1e-4)
+        with mask_blamed(ctx, "CausalSelfAttention", range(1, N + 1)):
+            out, _ = _forward(ctx, module, x, inputs)
+            expected = _causal_truth(params, x, h, kv)
+            expect_tensor(ctx, out, expected.to(x.device, x.dtype), f"query head h uses key/value head h // {h // kv}", inputs, atol=1e-4)
 
 
 def _expect_cache(ctx, got, expected, prop, inputs):
@@ -181,11 +202,13 @@ def csa_cache(ctx):
         module, params = _layer(ctx, d_model, h, kv)
         x = _x(ctx, B, N + 2, d_model)
         inputs = _inputs(x[:, :N], h, kv)
-        _, cache = _forward(ctx, module, x[:, :N], inputs)
-        _expect_cache(ctx, cache, _cache_truth(params, x[:, :N], h, kv), "after forward(x)", inputs)
-        inputs = _inputs(x[:, N:], h, kv, f"cache of {N} positions")
-        _, cache = _forward(ctx, module, x[:, N:], inputs, cache=cache)
-        _expect_cache(ctx, cache, _cache_truth(params, x, h, kv), f"after forward(x_new, cache) the cache holds all {N + 2} positions", inputs)
+        with mask_blamed(ctx, "CausalSelfAttention", range(1, N + 3)):
+            _, cache = _forward(ctx, module, x[:, :N], inputs)
+            _expect_cache(ctx, cache, _cache_truth(params, x[:, :N], h, kv), "after forward(x)", inputs)
+            inputs = _inputs(x[:, N:], h, kv, f"cache of {N} positions")
+            with cache_axis_explained(ctx, d_model, h, kv):
+                _, cache = _forward(ctx, module, x[:, N:], inputs, cache=cache)
+                _expect_cache(ctx, cache, _cache_truth(params, x, h, kv), f"after forward(x_new, cache) the cache holds all {N + 2} positions", inputs)
 
 
 def _random_split(ctx, n):
@@ -207,17 +230,24 @@ def csa_continue(ctx):
     for d_model, h, kv, N, B in [(8, 2, 2, 7, 2), (12, 6, 3, 9, 1), (16, 4, 1, 6, 1), (8, 4, 4, 5, 1)]:
         module, _ = _layer(ctx, d_model, h, kv)
         x = _x(ctx, B, N, d_model)
-        whole, _ = _forward(ctx, module, x, _inputs(x, h, kv, "in one call"))
-        whole = torch.Tensor.detach(whole)
-        for sizes in ([1] * N, [N - 2, 1, 1], _random_split(ctx, N)):
-            cache, start = None, 0
-            for size in sizes:
-                chunk = x[:, start:start + size].contiguous()
-                inputs = _inputs(x, h, kv, f"fed in chunks of {sizes}; this chunk: positions {start}..{start + size - 1}")
-                out, cache = _forward(ctx, module, chunk, inputs, cache=cache)
-                expect_tensor(ctx, out, whole[:, start:start + size], "a chunk's positions attend to every cached position and causally "
-                              "among themselves: the outputs of the same positions when the whole sequence is fed in one call", inputs, atol=1e-5)
-                start += size
+        with mask_blamed(ctx, "CausalSelfAttention", range(1, N + 1)), cache_axis_explained(ctx, d_model, h, kv):
+            _continue_in_chunks(ctx, module, x, h, kv)
+
+
+def _continue_in_chunks(ctx, module, x, h, kv):
+    """x fed in one call, then in chunks: each chunk's outputs must be the one call's."""
+    N = x.shape[1]
+    whole, _ = _forward(ctx, module, x, _inputs(x, h, kv, "in one call"))
+    whole = torch.Tensor.detach(whole)
+    for sizes in ([1] * N, [N - 2, 1, 1], _random_split(ctx, N)):
+        cache, start = None, 0
+        for size in sizes:
+            chunk = x[:, start:start + size].contiguous()
+            inputs = _inputs(x, h, kv, f"fed in chunks of {sizes}; this chunk: positions {start}..{start + size - 1}")
+            out, cache = _forward(ctx, module, chunk, inputs, cache=cache)
+            expect_tensor(ctx, out, whole[:, start:start + size], "a chunk's positions attend to every cached position and causally "
+                          "among themselves: the outputs of the same positions when the whole sequence is fed in one call", inputs, atol=1e-5)
+            start += size
 
 
 @check(f"{A}.CausalSelfAttention.dtype", "CausalSelfAttention", CSA_FORBIDDEN)
@@ -230,10 +260,60 @@ def csa_dtype(ctx):
         x = _x(ctx, 1, N, d_model, dtype=torch.float64)
         inputs = _inputs(x, h, kv)
         out, cache = _forward(ctx, module, x, inputs)
-        out2, cache2 = _forward(ctx, module, x[:, -1:], inputs + ", then its last token again with the cache", cache=cache)
-        for name, t in (("output", out), ("cache k", cache[0]), ("cache v", cache[1]), ("continued output", out2), ("continued cache k", cache2[0])):
+        results = [("output", out), ("cache k", cache[0]), ("cache v", cache[1])]
+        try:
+            out2, cache2 = _forward(ctx, module, x[:, -1:], inputs + ", then its last token again with the cache", cache=cache)
+            results += [("continued output", out2), ("continued cache k", cache2[0])]
+        except (CheckFailure, StudentCodeError) as exc:
+            if getattr(exc, "kind", "error") not in ("failed", "error") or _continues_in_float32(ctx, d_model, h, kv, N):
+                raise
+            # the continued call fails in float32 too: not a matter of dtype (the cache and continue clauses grade it)
+        for name, t in results:
             if t.dtype != torch.float64:
                 ctx.fail(f"a float64 module and x give a float64 {name}", f"got {describe(t)}", inputs)
+
+
+def _continues_in_float32(ctx, d_model, h, kv, N) -> bool:
+    """Whether the float32 module takes N positions, then the last one again with the cache, without failing."""
+    module, _ = _layer(ctx, d_model, h, kv)
+    x = _x(ctx, 1, N, d_model)
+    try:
+        _, cache = _forward(ctx, module, x, "float32")
+        _forward(ctx, module, x[:, -1:], "float32", cache=cache)
+    except (CheckFailure, StudentCodeError):
+        return False
+    return True
+
+
+_CAT_AXIS = re.compile(r"must match except in dimension (-?\d+)")
+
+
+def _cache_axis_fault(ctx, d_model, h, kv) -> str | None:
+    """What is wrong when forward joins a given cache to the new keys and values along another axis than
+    the positions' (dim 2 of (B, num_kv_heads, T, d_head)); None when it does not, or its first cache
+    has a layout of its own (the cache clause's message says so)."""
+    module, _ = _layer(ctx, d_model, h, kv)
+    x = _x(ctx, 1, 5, d_model)
+    try:
+        _, cache = _forward(ctx, module, x[:, :3], "3 positions")
+        if tuple(cache[0].shape) != (1, kv, 3, d_model // h):
+            return None
+        _forward(ctx, module, x[:, 3:], "2 more positions", cache=cache)
+    except StudentCodeError as exc:
+        found = _CAT_AXIS.search(str(exc))
+        axis = int(found.group(1)) % 4 if found else 2
+        if axis != 2:
+            return (f"the cache is joined along the wrong axis: given a cache of 3 positions and 2 new ones, your forward concatenates "
+                    f"along dim {axis} (PyTorch: \"{found.group(0)}\"), but the positions are dim 2 of the cache's "
+                    f"(B, num_kv_heads, T, d_head): concatenate the cached k and v with the new ones along dim=2")
+    except CheckFailure:
+        pass
+    return None
+
+
+def cache_axis_explained(ctx, d_model, h, kv):
+    """On a failure inside the block, say so when the cause is a cache joined along the wrong axis."""
+    return explained(ctx, lambda exc: _cache_axis_fault(ctx, d_model, h, kv))
 
 
 @check(f"{A}.CausalSelfAttention.unchanged", "CausalSelfAttention", CSA_FORBIDDEN)
@@ -251,6 +331,9 @@ def csa_unchanged(ctx):
         cache = tuple(torch.Tensor.detach(t).clone() for t in got[1])  # the module's own cache, in its own layout
         kept = tuple(t.clone() for t in cache)
         step = _x(ctx, 2, 1, d_model)
-        ctx.method(module, "__call__", step, cache=cache)
+        try:
+            ctx.method(module, "__call__", step, cache=cache)
+        except StudentCodeError:
+            pass  # a continued call that raises is the cache and continue clauses' business; the given cache must still be intact
         for name, t, k in zip(("k", "v"), cache, kept):
             expect_tensor(ctx, t, k, f"forward(x, cache) leaves the given cache's {name} unchanged", _inputs(step, h, kv, f"cache of {N} positions"), atol=0.0, rtol=0.0)
