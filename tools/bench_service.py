@@ -35,7 +35,7 @@ from tools.bench_grading import _grader_rss, timed
 from tools.benchkit import command_env, copy_from_repository, work_folder
 
 ROOT = Path(__file__).resolve().parent.parent
-COPIED = ["solutions", "nbgrader_config.py"]
+COPIED = ["solutions", "exercises", "nbgrader_config.py"]  # a course as it runs: its released notebooks too
 
 
 def _buggy(assignment: str):
