@@ -30,10 +30,16 @@ def clause_of_check(assignment: str) -> dict[str, str]:
     return table
 
 
-def _properties(question: str, reasons: list[str], clause: dict[str, str]) -> set[str]:
+def _properties(question: str, reasons: list[str], clause: dict[str, str], runs: list[str] | None = None) -> set[str]:
     """The clauses a failed test cell's reasons name (``[check NAME]``: ``summary.check_named``); the
-    cell itself for a reason no hidden check gave (a visible test's assertion, a cell that raised)."""
-    return {clause.get(check_named(reason) or "", question) for reason in reasons} or {question}
+    cell itself for a reason no hidden check gave (a visible test's assertion, a cell that raised).
+    ``runs``: the checks the gradebook's copy of the cell runs. A name among them is trusted; another
+    is text the student's own exception wrote (a message may end in anything), so the cell stays."""
+    def named(reason: str) -> str:
+        check = check_named(reason) or ""
+        return clause.get(check, question) if runs is None or check in runs else question
+
+    return {named(reason) for reason in reasons} or {question}
 
 
 def _cell_properties(cell: str, checks: list[str], clause: dict[str, str]) -> set[str]:
@@ -54,16 +60,16 @@ def build(engine, assignment: str) -> dict:
             latest[row["student"]] = row  # rows come in id order: the last is the latest
     failing: dict[str, list[str]] = {}
     students = []
-    clause = clause_of_check(assignment)
+    clause, cells = clause_of_check(assignment), classlist.test_cell_checks(engine, assignment)
     for student, row in sorted(latest.items()):
         result = json.loads(row["result"] or "{}")
-        failed = set().union(*[_properties(q["name"], q["failed"], clause) for q in result.get("questions", []) if q.get("failed")])
+        failed = set().union(*[_properties(q["name"], q["failed"], clause, cells.get(q["name"]))
+                               for q in result.get("questions", []) if q.get("failed")])
         students.append({"student": student, "submission": row["id"], "status": row["status"], "score": result.get("score"),
                          "max_score": result.get("max_score"), "problem": result.get("problem", ""), "failed": sorted(failed)})
         for name in students[-1]["failed"]:
             failing.setdefault(name, []).append(student)
     submitted = {r["student"] for r in rows}
-    cells = classlist.test_cell_checks(engine, assignment)
     for student, grade in sorted(classlist.graded(engine, assignment).items()):
         if student in submitted:  # the service's own result for the student's latest upload
             continue

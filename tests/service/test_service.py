@@ -438,6 +438,25 @@ def test_instructor_report_counts_the_class_failures(cls):
         assert svg.headers["content-type"].startswith("image/svg+xml") and "01.one_hot.builtin" in svg.text and "bob" in svg.text
 
 
+def test_a_check_named_only_by_the_students_own_text_moves_no_bar():
+    """A failure's reason ends in ``[check NAME, seed S]`` when a hidden check failed, and the report
+    groups it under that check's clause. A student's own exception can end its message the same way;
+    a name the failed cell does not run (the gradebook's copy of the cell says which it runs) stays
+    the cell, so the chart cannot be pointed at another question's clause."""
+    from autograder.notebooks.cells import split_test_cell
+    from autograder.notebooks.coursedir import read, source_path
+    from autograder.service.report import _properties, clause_of_check
+
+    runs = next(split_test_cell(c.source)[1] for c in read(source_path(ASSIGNMENT, ROOT)).cells
+                if c.metadata.get("nbgrader", {}).get("grade_id") == "test_one_hot_values")
+    clause, cell = clause_of_check(ASSIGNMENT), "test_one_hot_values"
+    genuine = "one_hot(...) calls a library routine it must not: F.one_hot [check 01.one_hot.builtin, seed 5]"
+    forged = "ValueError: nope [check 01.build_vocab.values, seed 1]"  # raised by the student's one_hot
+    assert _properties(cell, [genuine], clause, runs) == {"01.one_hot.builtin"}
+    assert _properties(cell, [forged], clause, runs) == {cell}
+    assert _properties(cell, [forged], clause) == {"01.build_vocab.values"}  # what the report did without the cell's checks
+
+
 def test_a_student_graded_another_way_is_in_the_report_with_that_grade(cls):
     """One view of the class: ivy's work came another way (nbgrader's exchange, an LMS download) and
     was graded in the same gradebook; the report lists her with that grade and the properties she fails,
