@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import datetime
 import math
+import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -130,7 +132,7 @@ def _submission_routes(app: FastAPI, settings: Settings) -> None:
         _check_rate(settings, who.name, when)
         data, filename = await _read_upload(request, settings.max_bytes)
         # reading and validating the upload take a thread, not the event loop every caller shares
-        notebook = await run_in_threadpool(read_notebook, data, filename)
+        notebook = await run_in_threadpool(_validate, data, filename)
         await run_in_threadpool(check_assignment, settings.root, assignment, notebook, filename)
         # writing it and queueing it stay together on the event loop, one upload at a time: two uploads of one
         # student at once would otherwise take the same history number, and submitted/ could hold one whose
@@ -235,6 +237,28 @@ def _check_rate(settings: Settings, student: str, when: datetime.datetime) -> No
         wait = max(1, math.ceil((oldest - since).total_seconds())) if oldest else int(settings.rate_window)
         raise Refused(429, f"{count} uploads in the last {settings.rate_window:g} s (at most {settings.rate_limit}): "
                            f"try again in {wait} s", {"Retry-After": str(wait)})
+
+
+HOLD = "AUTOGRADER_TEST_HOLD_VALIDATION"  # tests only: a folder through which a test holds a validation open
+
+
+def _validate(data: bytes, filename: str):
+    """``read_notebook``, in a worker thread. Where the environment names a ``HOLD`` folder holding a file
+    ``hold``, the validation first writes ``started``, waits for ``release`` (at most two minutes), and
+    writes ``finished`` at its end: a test sees by these events, not by a timer, that the service answers
+    other requests while a validation is in progress (test_service.py)."""
+    folder = os.environ.get(HOLD)
+    held = bool(folder) and (Path(folder) / "hold").exists()
+    if held:
+        (Path(folder) / "started").touch()
+        give_up = time.monotonic() + 120  # a hang guard for a test that never releases
+        while not (Path(folder) / "release").exists() and time.monotonic() < give_up:
+            time.sleep(0.05)
+    try:
+        return read_notebook(data, filename)
+    finally:
+        if held:
+            (Path(folder) / "finished").touch()
 
 
 async def _read_upload(request: Request, limit: int) -> tuple[bytes, str]:

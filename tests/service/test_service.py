@@ -19,6 +19,7 @@ import nbformat
 import pytest
 import sqlalchemy as sa
 
+from autograder.service.app import HOLD
 from course.checks import clauses
 from tests.support import ROOT, soon
 from tests.support.cheats import ASSIGNMENT, WRONG_ONE_HOT, _set_answer
@@ -50,9 +51,11 @@ def cls(tmp_path_factory):
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}", "self-attention") as gb:  # cat may still submit CLOSED
         gb.update_or_create_submission(CLOSED, "cat", extension=datetime.timedelta(days=36500))
     perfect = perfect_submission(ASSIGNMENT, ROOT)
-    service = Service(course, free_port(), "--jobs", "2", "--rate-limit", str(RATE), "--rate-window", "3600", "--max-upload", "1")
+    hold = tmp_path_factory.mktemp("hold")  # the service's test hold on validation (app._validate)
+    service = Service(course, free_port(), "--jobs", "2", "--rate-limit", str(RATE), "--rate-window", "3600", "--max-upload", "1",
+                      env={HOLD: str(hold)})
     service.start()
-    yield {"course": course, "tokens": tokens, "service": service, "perfect": _nb(perfect),
+    yield {"course": course, "tokens": tokens, "service": service, "perfect": _nb(perfect), "hold": hold,
            "buggy": _nb(_set_answer(perfect, "one_hot", WRONG_ONE_HOT))}
     service.stop()
 
@@ -179,6 +182,35 @@ def test_the_rate_limit_counts_at_the_door_refused_uploads_too(cls):
         r = submit(c, ASSIGNMENT, cls["perfect"])
         assert r.status_code == 429 and 0 < int(r.headers["retry-after"]) <= 3600, r.text
         assert c.get("/api/submissions").json() == []
+
+
+def test_other_requests_are_answered_while_an_upload_is_validated(cls):
+    """An upload held open in its validation (the service's test hold, ``app._validate``: it says
+    ``started``, then waits for ``release``): meanwhile another student's request is answered. Shown
+    by the order of events, not by a timer: the answer comes back before the validation ends, and
+    the test releases it only after that answer. (Validation on the event loop, as it once ran,
+    keeps every request waiting until the validation ends.)"""
+    from concurrent.futures import ThreadPoolExecutor
+
+    hold = cls["hold"]
+    (hold / "hold").touch()
+    try:
+        with ThreadPoolExecutor(1) as pool, _client(cls, "ada") as other:
+            def upload():
+                with cls["service"].client(token(cls["course"], "zoe", "--create")) as c:
+                    return submit(c, ASSIGNMENT, b"not a notebook", "held.ipynb")
+
+            held = pool.submit(upload)
+            assert soon(lambda: (hold / "started").exists() or held.done(), 120), "the validation never started"
+            assert not held.done(), held.result().text
+            answer = other.get("/api/assignments")
+            assert answer.status_code == 200 and ASSIGNMENT in answer.text, answer.text
+            assert not (hold / "finished").exists(), "the other request was answered only after the validation ended"
+            (hold / "release").touch()
+            assert held.result().status_code == 422, held.result().text
+    finally:
+        for name in ("hold", "started", "release", "finished"):
+            (hold / name).unlink(missing_ok=True)
 
 
 def test_only_another_assignments_own_cells_make_a_notebook_the_wrong_one():

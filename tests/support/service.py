@@ -57,8 +57,8 @@ def due(course: Path, assignment: str, when: str) -> None:
 class Service:
     """One service process; ``url`` once it answers."""
 
-    def __init__(self, course: Path, port: int, *args: str, log: Path | None = None):
-        self.course, self.port, self.args = course, port, args
+    def __init__(self, course: Path, port: int, *args: str, log: Path | None = None, env: dict | None = None):
+        self.course, self.port, self.args, self.env = course, port, args, env or {}
         self.url = f"http://127.0.0.1:{port}"
         self.log = log or course / f"service-{port}.log"
         self.proc: subprocess.Popen | None = None
@@ -68,6 +68,7 @@ class Service:
         env.pop("PYTHONPATH", None)
         env.pop("MPLBACKEND", None)
         env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+        env.update(self.env)
         out = open(self.log, "ab")
         self.proc = subprocess.Popen([sys.executable, "-m", "autograder", "service", "--course-root", str(self.course),
                                       "--port", str(self.port), *self.args], cwd=self.course, env=env, stdout=out,
