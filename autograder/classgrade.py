@@ -190,7 +190,7 @@ class GradingRun:
             return False
         res = self.results[student]
         res.status, res.failures, res.notes, res.kept = last["status"], [tuple(f) for f in last["failures"]], last["notes"], last["graded"]
-        res.untested = last["untested"]
+        res.untested, res.checks = last["untested"], last.get("checks") or {}
         return True
 
     def _fingerprint(self, student: str) -> str | None:
@@ -249,6 +249,7 @@ class GradingRun:
             self.report_.grader_errors.append(f"{job.student}: saving failed: {traceback.format_exc(limit=-6)}")
             result = RunResult.not_run(Kind.GRADER_ERROR, f"saving failed: {type(exc).__name__}: {exc}")
             res.failures.append((job.notebook, result.problem))  # why, in the report and the service's result
+        res.checks.update({gid: v.check for gid, v in result.verdicts.items() if v.check and not v.passed})
         self.outcomes[job.student].append(result)
         if job.runnable and result.ran:
             self.report_.add_stages({**result.stages, "gradebook": time.monotonic() - saving})
@@ -333,7 +334,8 @@ def _remember(marker: Path, print_now: str, result: StudentResult) -> None:
     if marker.parent.is_dir():
         graded = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
         marker.write_text(json.dumps({"fingerprint": print_now, "graded": graded, "status": result.status,
-                                      "failures": result.failures, "notes": result.notes, "untested": result.untested}),
+                                      "failures": result.failures, "notes": result.notes, "untested": result.untested,
+                                      "checks": result.checks}),
                          encoding="utf-8")
 
 

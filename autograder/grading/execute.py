@@ -208,7 +208,8 @@ class _Run:
         if error is not None:
             step.cell.outputs.append(_error_output(error["ename"], error["evalue"], error["traceback"]))
         if step.checks is not None:
-            self.result.verdicts[step.grade_id] = Verdict(step.grade_id, kind, "" if error is None else _reason(error))
+            self.result.verdicts[step.grade_id] = Verdict(step.grade_id, kind, "" if error is None else _reason(error),
+                                                          (error or {}).get("check", ""))  # the check's name as data, not text
 
     def blame_uncompiled(self, error: dict, code: str) -> dict:
         """A test cell's error, or, when it says a name is not defined that an earlier answer cell which
@@ -252,12 +253,12 @@ class _Run:
                 self.untested.update(run_remote_check(name, self.session))
             except CheckFailure as exc:
                 msg = clean_text(str(exc)[: self.caps.message])
-                return {"ename": "CheckFailure", "evalue": msg, "traceback": [f"CheckFailure: {msg}"]}, Kind(exc.kind)
+                return {"ename": "CheckFailure", "evalue": msg, "traceback": [f"CheckFailure: {msg}"], "check": name}, Kind(exc.kind)
             except KernelError:
                 raise
             except Exception as exc:  # noqa: BLE001 - e.g. a check tripping over an odd answer
                 msg = clean_text(str(exc)[: self.caps.unexpected_message])
-                return {"ename": type(exc).__name__, "evalue": msg, "traceback": [f"{type(exc).__name__}: {msg}"]}, Kind.ERROR
+                return {"ename": type(exc).__name__, "evalue": msg, "traceback": [f"{type(exc).__name__}: {msg}"], "check": name}, Kind.ERROR
         return None, Kind.PASSED
 
     def _timed_out(self, exc: KernelTimeout) -> dict:

@@ -50,6 +50,7 @@ class Verdict:
     grade_id: str
     kind: Kind
     reason: str = ""  # the message the student reads (empty when passed)
+    check: str = ""  # the hidden check that failed the cell, as the grader ran it (empty: a visible test, a cell that raised)
 
     @property
     def passed(self) -> bool:

@@ -156,6 +156,7 @@ class StudentResult:
     manual_max: float = 0.0  # points of written answers waiting for a human
     status: str = "ok"  # ok, timeout, memory, crash, invalid notebook, missing, grader error
     failures: list[tuple[str, str]] = field(default_factory=list)  # (grade id, reason)
+    checks: dict[str, str] = field(default_factory=dict)  # grade id -> the hidden check that failed it (Verdict.check)
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
     cells: dict[str, tuple[float | None, float]] = field(default_factory=dict)  # grade id -> (score or None: to grade by hand, max)

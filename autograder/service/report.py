@@ -42,6 +42,17 @@ def _properties(question: str, reasons: list[str], clause: dict[str, str], runs:
     return {named(reason) for reason in reasons} or {question}
 
 
+def _question_properties(question: dict, clause: dict[str, str], runs: list[str] | None) -> set[str]:
+    """The clause a failed question's hidden check grades, from the check's name as the grader ran it
+    (the result's ``check``: data, never read from a message); no check ("": a visible test, a cell
+    that raised) is the question itself. A result stored before ``check`` was kept has only its
+    messages' tags (``_properties``)."""
+    check = question.get("check")
+    if type(check) is str:
+        return {clause.get(check, question["name"]) if check else question["name"]}
+    return _properties(question["name"], question["failed"], clause, runs)
+
+
 def _cell_properties(cell: str, checks: list[str], clause: dict[str, str]) -> set[str]:
     """A failed test cell known only from the gradebook: its clause when every check it runs
     belongs to one clause; the cell itself when that cannot be told."""
@@ -63,7 +74,7 @@ def build(engine, assignment: str) -> dict:
     clause, cells = clause_of_check(assignment), classlist.test_cell_checks(engine, assignment)
     for student, row in sorted(latest.items()):
         result = json.loads(row["result"] or "{}")
-        failed = set().union(*[_properties(q["name"], q["failed"], clause, cells.get(q["name"]))
+        failed = set().union(*[_question_properties(q, clause, cells.get(q["name"]))
                                for q in result.get("questions", []) if q.get("failed")])
         students.append({"student": student, "submission": row["id"], "status": row["status"], "score": result.get("score"),
                          "max_score": result.get("max_score"), "problem": result.get("problem", ""), "failed": sorted(failed)})

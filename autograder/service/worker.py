@@ -157,6 +157,9 @@ def result_of(res, pending: set[str] = frozenset()) -> tuple[str, dict]:
         failed.setdefault(grade_id, []).append(reason)
     questions = [{"name": gid, "points": None if gid in pending else pts, "max_points": mx, "failed": failed.pop(gid, [])}
                  for gid, (pts, mx) in res.cells.items()]
+    for q in questions:
+        if q["failed"]:  # which hidden check failed it, as the grader ran it ("": none did; report.py)
+            q["check"] = res.checks.get(q["name"], "")
     outcome = {"score": res.score, "max_score": res.max_score, "questions": questions}
     problems = [f"{where}: {why}" for where, reasons in failed.items() for why in reasons]  # notebook-wide (did not run)
     if res.status != "ok":

@@ -456,9 +456,10 @@ def test_instructor_report_counts_the_class_failures(cls):
                 continue
             result = p.get(f"/api/submissions/{row['submission']}").json()
             for q in result["questions"]:
-                for reason in q["failed"]:  # a hidden check's failure names it: [check NAME, seed S]
+                for reason in q["failed"]:  # a hidden check's failure names it: [check NAME, seed S], and the result as data
                     named = re.search(r"\[check ([\w.]+), seed", reason)
-                    expected.setdefault(clause[named.group(1)] if named else q["name"], set()).add(student)
+                    assert q["check"] == (named.group(1) if named else ""), q
+                    expected.setdefault(clause[q["check"]] if q["check"] else q["name"], set()).add(student)
         assert expected, data  # bob and eve fail properties
         assert expected.get("01.one_hot.builtin") == {"kim"}, expected  # the clause the student reads, not the test cell
         assert {prop["property"]: set(prop["students"]) for prop in data["properties"]} == expected
@@ -477,7 +478,7 @@ def test_a_check_named_only_by_the_students_own_text_moves_no_bar():
     the cell, so the chart cannot be pointed at another question's clause."""
     from autograder.notebooks.cells import split_test_cell
     from autograder.notebooks.coursedir import read, source_path
-    from autograder.service.report import _properties, clause_of_check
+    from autograder.service.report import _properties, _question_properties, clause_of_check
 
     runs = next(split_test_cell(c.source)[1] for c in read(source_path(ASSIGNMENT, ROOT)).cells
                 if c.metadata.get("nbgrader", {}).get("grade_id") == "test_one_hot_values")
@@ -487,6 +488,10 @@ def test_a_check_named_only_by_the_students_own_text_moves_no_bar():
     assert _properties(cell, [genuine], clause, runs) == {"01.one_hot.builtin"}
     assert _properties(cell, [forged], clause, runs) == {cell}
     assert _properties(cell, [forged], clause) == {"01.build_vocab.values"}  # what the report did without the cell's checks
+    # a result of today carries the failed check as data (the grader's Verdict.check): a message names nothing
+    assert _question_properties({"name": cell, "failed": [forged], "check": ""}, clause, runs) == {cell}
+    assert _question_properties({"name": cell, "failed": [forged], "check": "01.one_hot.builtin"}, clause, runs) == {"01.one_hot.builtin"}
+    assert _question_properties({"name": cell, "failed": [genuine]}, clause, runs) == {"01.one_hot.builtin"}  # stored before
 
 
 def test_a_student_graded_another_way_is_in_the_report_with_that_grade(cls):
