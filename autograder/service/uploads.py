@@ -20,7 +20,9 @@ import tempfile
 import uuid
 from pathlib import Path
 
+import fastjsonschema
 import nbformat
+import nbformat.v4
 
 from ..notebooks import cells, coursedir
 
@@ -66,8 +68,6 @@ def read_notebook(data: bytes, filename: str) -> nbformat.NotebookNode:
     _within_budget(content, filename)
     _known_types(content, filename)
     _valid(content, filename)
-    import nbformat.v4
-
     return nbformat.v4.to_notebook_json(content)  # as nbformat.reads has it in memory: lines joined, transient keys gone
 
 
@@ -113,9 +113,6 @@ def _known_types(content: dict, filename: str) -> None:
 def _schema(minor: int, part: str = ""):
     """nbformat 4.``minor``'s own schema, compiled (fastjsonschema, nbformat's optional validator):
     the whole notebook, or one of its definitions (``code_cell``, ``stream``, ...)."""
-    import fastjsonschema
-    import nbformat.v4
-
     schema = json.loads((Path(nbformat.v4.__file__).parent / nbformat.v4.nbformat_schema[(4, minor)]).read_text())
     if part:
         schema = {"$ref": f"#/definitions/{part}", "definitions": schema["definitions"]}
@@ -125,9 +122,6 @@ def _schema(minor: int, part: str = ""):
 def _valid(content: dict, filename: str) -> None:
     """nbformat's schema for the notebook's minor version, first error only. Cells without an id in
     format 4.5 get one first, as nbformat itself repairs them (older tools leave them out)."""
-    import fastjsonschema
-    import nbformat.v4
-
     raw = content.get("nbformat_minor", 0)
     minor = min(max(raw if isinstance(raw, int) else 0, 0), max(m for v, m in nbformat.v4.nbformat_schema if v == 4))
     cells = content["cells"] if isinstance(content["cells"], list) else []  # each a dict of a known type (_known_types)
@@ -144,8 +138,6 @@ def _valid(content: dict, filename: str) -> None:
 def _which_cell(cells: list, minor: int) -> str | None:
     """The first invalid cell, and why, in words: its own definition's first error, or its first
     invalid output's (the whole schema's error only says that no kind of cell matched)."""
-    import fastjsonschema
-
     for n, cell in enumerate(cells, start=1):
         outputs = cell.get("outputs") if isinstance(cell.get("outputs"), list) else []  # each a dict (_known_types)
         for part, value in [(o["output_type"], o) for o in outputs] + [(f"{cell['cell_type']}_cell", cell)]:
