@@ -37,42 +37,37 @@ def cmd_release(args) -> int:
 
 
 # --------------------------------------------------------------------------- check
-def assignment_of(path: Path) -> str:
-    """The assignment of a notebook: its file or folder name, else the one whose graded cells it shares
-    (the course root's assignments, or the installed package's outside a clone)."""
-    from .selfcheck import guess_assignment
-
-    return guess_assignment(path)
-
-
-def self_check(path: Path, assignment: str | None = None, timeout: int = 120, unsafe: bool = False, memory: str | None = None):
-    """Grade one student notebook with the instructor's hidden tests (self-study),
-    in the same sandbox as ``grade`` (see autograder/selfcheck.py)."""
-    from .isolation import limits_from_args
-    from .selfcheck import check_notebook
-
-    assignment = assignment or assignment_of(path)
-    return check_notebook(path, assignment, limits_from_args(timeout=timeout, memory=memory), unsafe=unsafe)
-
-
 def cmd_check(args) -> int:
-    from .isolation import SandboxUnavailable
-    from .selfcheck import format_report
+    """``check``: the warm checker's answer when one runs for this course (``checkd.py``), else the
+    check here, after which a checker starts in the background for the next one."""
+    from . import checkd
 
     path = Path(args.notebook).resolve()
     if not path.is_file():
         print(f"no such notebook: {path}", file=sys.stderr)
         return 2
-    try:
-        report = self_check(path, args.assignment, args.timeout, args.unsafe, args.memory)
-    except SandboxUnavailable as exc:
-        print(f"check: {exc}", file=sys.stderr)
-        return 2
-    except FileNotFoundError as exc:
-        print(f"check: {exc}", file=sys.stderr)
-        return 2
-    print(format_report(report, path.name, args.unsafe))
-    return 0 if report.full_marks else 1
+    request = {"notebook": str(path), "assignment": args.assignment, "timeout": args.timeout, "memory": args.memory, "unsafe": args.unsafe}
+    reply = checkd.ask(request)
+    if reply is not None and reply["code"] >= 0:
+        sys.stdout.write(str(reply.get("out", "")))
+        sys.stderr.write(str(reply.get("err", "")))
+        return reply["code"]
+    from .selfcheck import run_check
+
+    code = run_check(path, args.assignment, args.timeout, args.unsafe, args.memory)
+    if checkd.start_in_background():
+        print(f"(a warm checker now waits {checkd.IDLE / 60:g} minutes for your next check, which it starts faster; "
+              f"{checkd.SWITCH}=0 turns it off, `python -m autograder check-warm --stop` stops it)", file=sys.stderr)
+    return code
+
+
+def cmd_check_warm(args) -> int:
+    from . import checkd
+
+    if args.stop:
+        print("stopped the warm checker" if checkd.stop() else "no warm checker runs for this course")
+        return 0
+    return checkd.serve()
 
 
 # --------------------------------------------------------------------------- grade / feedback / gradebook
@@ -201,6 +196,9 @@ def main(argv=None) -> int:
     p.add_argument("--unsafe", action="store_true",
                    help="run without a sandbox (Colab, a laptop without bubblewrap): your own notebook, as you")
     p.set_defaults(func=cmd_check)
+    p = sub.add_parser("check-warm", help="the warm checker that makes the next `check` faster (check starts it; --stop stops it)")
+    p.add_argument("--stop", action="store_true", help="stop this course's warm checker")
+    p.set_defaults(func=cmd_check_warm)
 
     add_commands(sub)  # grade, feedback, gradebook
     termcli.add_commands(sub)  # extension, export, similarity

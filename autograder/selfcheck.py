@@ -126,6 +126,20 @@ def check_notebook(path: Path, assignment: str, limits: Limits | None = None, un
     return report
 
 
+def run_check(path: Path, assignment: str | None, timeout: int, unsafe: bool, memory: str | None) -> int:
+    """``python -m autograder check`` here (cli.py; or in the warm checker, checkd.py): prints the
+    report (or why there is none), returns the command's exit code."""
+    from .isolation import limits_from_args
+
+    try:
+        report = check_notebook(path, assignment or guess_assignment(path), limits_from_args(timeout=timeout, memory=memory), unsafe=unsafe)
+    except (SandboxUnavailable, FileNotFoundError) as exc:
+        print(f"check: {exc}", file=sys.stderr)
+        return 2
+    print(format_report(report, path.name, unsafe))
+    return 0 if report.full_marks else 1
+
+
 # --------------------------------------------------------------------------- from a notebook cell
 def _this_notebook(folder: Path, pass_the_path: str = PASS_THE_PATH) -> tuple[Path, str]:
     """The notebook this kernel belongs to, as a file: (path, where it came from). ``pass_the_path``:

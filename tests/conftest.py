@@ -24,6 +24,9 @@ os.environ.setdefault("COURSE_CHECK_SEED", "20261203")
 # own count from their limits; the book's pages that time things set one thread themselves.
 for _threads in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_threads, "1")
+# No warm checker (autograder/checkd.py) behind the suite's `check` commands: each test's check runs as
+# it says, and no process outlives the suite. test_check_warm.py turns it on for its own checks.
+os.environ.setdefault("AUTOGRADER_CHECK_DAEMON", "0")
 # The machine's slowness (``machine_slowness``: the CPU time of a fixed piece of work; the limits
 # grow with it) measured once for the run and handed to every process the run starts, through the
 # variable a user sets to pin it: the same measurement, made once instead of once per command

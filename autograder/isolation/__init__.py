@@ -24,7 +24,7 @@ from .kernels.warmpool import WarmKernel, ZygoteError, adopt_shared, shutdown, s
 
 __all__ = [
     "GiB", "MiB", "Kernel", "KernelError", "KernelTimeout", "Limits", "SandboxUnavailable",
-    "limits_from_args", "machine_slowness", "make_kernel", "parse_size", "prewarm", "DeviceWatch", "Recorder", "resolve_owner", "clean_leftovers", "scratch_prefix", "sandbox_problem", "shutdown", "wire",
+    "limits_from_args", "machine_slowness", "make_kernel", "parse_size", "prewarm", "start_zygote", "DeviceWatch", "Recorder", "resolve_owner", "clean_leftovers", "scratch_prefix", "sandbox_problem", "shutdown", "wire",
     "ZygoteError", "adopt_shared", "start_shared_zygote", "warm_available",
 ]
 
@@ -51,21 +51,35 @@ def make_kernel(submission, limits: Limits, *, unsafe: bool, device: str, forbid
     return Kernel(submission, limits, unsafe=unsafe, device=device, forbidden=forbidden, label=label)
 
 
+_PREWARMED: set = set()
+
+
+def start_zygote(limits: Limits, *, unsafe: bool, device: str) -> bool:
+    """This process's warm zygote, started now from this thread (its sandbox lasts as long as the
+    thread): whether one runs. One that fails to start is started (or a cold kernel used) later."""
+    if not warm_available(device, unsafe):
+        return False
+    from .kernels.warmpool import get_zygote
+
+    try:
+        get_zygote(limits.threads, device)
+    except Exception:  # noqa: BLE001 - WarmKernel.start tries again and says why
+        return False
+    return True
+
+
 def prewarm(limits: Limits, *, unsafe: bool, device: str) -> None:
     """Start this process's warm zygote in the background, when ``make_kernel`` will use one: a
     command that runs one notebook (``check``) reads its files and imports its libraries meanwhile,
     instead of first. A zygote that fails to start here is started (or a cold kernel used) later,
     as without this."""
-    if not warm_available(device, unsafe):
+    if not warm_available(device, unsafe) or (limits.threads, device) in _PREWARMED:
         return
+    _PREWARMED.add((limits.threads, device))  # one thread a process: a warm checker (checkd.py) checks many notebooks
     import threading
 
-    from .kernels.warmpool import get_zygote
-
     def start() -> None:
-        try:
-            get_zygote(limits.threads, device)
-        except Exception:  # noqa: BLE001 - WarmKernel.start tries again and says why
+        if not start_zygote(limits, unsafe=unsafe, device=device):
             return
         # the sandbox dies with the thread that started it (bwrap --die-with-parent: the kernel's
         # PR_SET_PDEATHSIG is about the parent thread), so this thread lasts as long as the process

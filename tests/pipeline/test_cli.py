@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import nbformat
 import pytest
 
-from tests.support import ROOT
+from tests.support import ROOT, soon
 from tests.support.coursecopy import run
 from tests.support.studentwork import mutant_submission, mutants, perfect_submission
 
@@ -99,3 +100,50 @@ def test_check_says_which_device_clauses_it_could_not_test_on_a_gpu(tmp_path):
         assert not note, note
     else:
         assert note and all(name in note for name in probed), (probed, done.stdout)
+
+
+def test_a_second_check_is_the_warm_checkers_answer_the_same_as_alone(notebooks, monkeypatch):
+    """The first check runs alone and then starts a warm checker (autograder/checkd.py) in the
+    background; the next checks of the course are its answers: the same table and exit code as the
+    check alone printed for the same notebook. `check-warm --stop` ends it, socket and all."""
+    import shutil
+    import tempfile
+
+    run_dir = Path(tempfile.mkdtemp(prefix="xdg-"))  # short: a socket's path has at most 107 bytes
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(run_dir))
+    monkeypatch.setenv("AUTOGRADER_CHECK_DAEMON", "1")
+    folder = run_dir / "autograder"
+    cold = _check(notebooks["mutant"])
+    assert cold.returncode == 1 and "a warm checker now waits" in cold.stderr, cold.stdout + cold.stderr
+    try:
+        log = folder / "check-warm.log"
+        assert soon(lambda: any(folder.glob("check-*.sock")), 300), f"no warm checker started: {log.read_text() if log.exists() else ''}"
+        warm = _check(notebooks["mutant"])
+        assert "warm checker" not in warm.stderr, warm.stderr  # its answer: a check alone would start another checker
+        assert (warm.returncode, warm.stdout) == (cold.returncode, cold.stdout)
+        perfect = _check(notebooks["perfect"])
+        assert perfect.returncode == 0 and "16/16" in perfect.stdout and "warm checker" not in perfect.stderr, perfect.stderr
+    finally:
+        stopped = run([sys.executable, "-m", "autograder", "check-warm", "--stop"], ROOT, timeout=120)
+    assert "stopped the warm checker" in stopped.stdout, stopped.stdout + stopped.stderr
+    assert soon(lambda: not any(folder.glob("check-*.sock")), 60), "the checker's socket outlived it"
+    shutil.rmtree(run_dir)
+
+
+def test_the_warm_checker_is_asked_only_through_a_private_folder(tmp_path, monkeypatch):
+    """Its socket's folder must be the user's own, mode 0700: in a folder others may enter, or with
+    AUTOGRADER_CHECK_DAEMON=0, `check` asks no checker (and starts none)."""
+    import os
+
+    from autograder import checkd
+
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    monkeypatch.setenv("AUTOGRADER_CHECK_DAEMON", "1")
+    (tmp_path / "autograder").mkdir()
+    os.chmod(tmp_path / "autograder", 0o755)
+    assert checkd._folder(create=True) is None and checkd.ask({"stop": True}) is None
+    assert checkd.start_in_background() is False
+    os.chmod(tmp_path / "autograder", 0o700)
+    assert checkd._folder(create=True) == tmp_path / "autograder"
+    monkeypatch.setenv("AUTOGRADER_CHECK_DAEMON", "0")
+    assert checkd.start_in_background() is False
