@@ -166,8 +166,8 @@ class RemoteContext(Context):
         self._guarded(reply, label)
         taken = (reply.get("outside") or {}).get("memory")  # the grader's own reading (Kernel.request)
         self.memory_taken = taken if type(taken) is int else None
-        mixed = reply.get("mixed") if self.watch_devices else None
-        self.mixed_devices = student_text(mixed) if type(mixed) is str else ""
+        mixed = (reply.get("guard") or {}).get("mixed") if self.watch_devices else None  # the guard's signed records
+        self.mixed_devices = student_text(mixed[0]) if type(mixed) is list and mixed else ""
         largest = reply.get("largest")
         self.largest_created = largest if type(largest) is int else None
         status = reply.get("status")

@@ -30,6 +30,16 @@ What it does:
   compiled modules or native extensions from outside the library (code the static scan never read;
   importlib compiles the student's modules from their source instead of a cached ``.pyc``).
 
+* **The device watch's findings** (``recorder.DeviceWatch``, a device probe without a GPU): the watch
+  raises an ``autograder.device`` event at each operator that mixes the stand-in device with the CPU,
+  which becomes a signed ``mixed`` record at once (resetting the watch's Python object afterwards
+  changes nothing; code can only add findings against itself). The runner's ``on``/``off`` events
+  around the call (refused from student code) give the guard the watch's mode: at ``off`` it checks,
+  with torch's C functions captured at install, that the mode is still on the dispatch mode stack
+  and that its object, class and module were not changed (``watch`` record, ``kept``); setting an
+  attribute of its class while it is on is refused. What it cannot see: code that takes the mode
+  off the stack (or changes it) around one operator and puts it back before the call returns.
+
 Only C-level callables captured at install time run inside the hook (student code may rebind
 any module attribute or builtin); it never calls a method of an object the student made.
 """
@@ -53,7 +63,8 @@ def install(fd: int, plan: dict, trusted: list, workdir: str, processes: bool = 
     emit = _records(fd, key, state)
     trusted_file, student_on_stack = _context(trusted, workdir)
     set_up = _dispatcher(plan, emit, state)
-    handle = _policy(emit, state, set_up, trusted_file, student_on_stack, key, processes)
+    devices = _devices(emit, state, student_on_stack)
+    handle = _policy(emit, state, set_up, trusted_file, student_on_stack, key, processes, devices)
     sys.addaudithook(_hook(handle))
 
 
@@ -198,6 +209,67 @@ def _dispatcher(plan: dict, emit, state: dict):
     return set_up
 
 
+def _devices(emit, state: dict, student_on_stack):
+    """``devices(args, caller, refuse)``: the device watch's ``on``/``mixed``/``off`` events (see the module's
+    docstring); ``devices.watched_class()``: the class of the watch that is on, or None."""
+    import torch
+
+    length, at = torch._C._len_torch_dispatch_stack, torch._C._get_dispatch_stack_at
+    type_, str_, len_, range_, tuple_, id_, exception = type, str, len, range, tuple, id, Exception
+    getattribute = object.__getattribute__
+    state["watch"] = None
+
+    def on_stack(mode) -> bool:
+        try:
+            for i in range_(length()):
+                if at(i) is mode:
+                    return True
+        except exception:  # noqa: BLE001
+            pass
+        return False
+
+    def fingerprint(mode):
+        """What the watch computes with: its object's attributes (but its finding), its class, its module."""
+        try:
+            cls = type_(mode)
+            mine = tuple_((k, id_(v)) for k, v in getattribute(mode, "__dict__").items() if k != "mixed")
+            methods = tuple_((k, id_(v)) for k, v in cls.__dict__.items())
+            module = tuple_((k, id_(v)) for k, v in cls.__dict__["__torch_dispatch__"].__globals__.items())
+            return (id_(cls), mine, methods, module)
+        except exception:  # noqa: BLE001 - not a watch the runner made
+            return None
+
+    def text(value) -> str:
+        if type_(value) is not str_:
+            return "?"
+        return "".join([c if (c.isalnum() or c in " ._:-<>/(),") else "_" for c in value[:300]])
+
+    def devices(args, caller, refuse) -> None:
+        what = args[0] if len_(args) == 2 and type_(args[0]) is str_ else ""
+        watch = state["watch"]
+        if what == "mixed":
+            if watch is not None and watch[2] < 16:
+                state["watch"] = (watch[0], watch[1], watch[2] + 1)
+                emit("mixed", detail=text(args[1]))
+            return
+        if what not in ("on", "off") or student_on_stack(caller):
+            refuse("autograder.device", what, "changing the grader's device watch")
+        if what == "on":
+            state["watch"] = (args[1], fingerprint(args[1]), 0)
+            emit("watch", on=1 if on_stack(args[1]) else 0)
+        elif watch is not None:
+            state["watch"] = None
+            kept = args[1] is watch[0] and on_stack(watch[0]) and watch[1] is not None and fingerprint(watch[0]) == watch[1]
+            emit("watch", off=1, kept=1 if kept else 0)
+
+    def watched_class():
+        watch = state["watch"]
+        return type_(watch[0]) if watch is not None else None
+
+    devices.watched_class = watched_class
+    return devices
+
+
 FRAME_EVENTS = frozenset({"sys._getframe", "sys._getframemodulename"})
 FRAME_ATTRS = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_back"})
 # standard modules whose functions hand their caller a frame (the library's other readers of frames keep them)
@@ -213,7 +285,7 @@ WHAT = {"gc": "listing the interpreter's objects", "sys._current": "reading othe
         "function.": "building functions from code objects", "ctypes.": "ctypes (raw memory and C calls)"}
 WATCHED = FRAME_EVENTS | ALWAYS | frozenset({
     "object.__getattr__", "object.__setattr__", "marshal.loads", "marshal.load", "pickle.find_class",
-    "import", "compile", "exec", "open", "autograder.guard",
+    "import", "compile", "exec", "open", "autograder.guard", "autograder.device",
 })
 NO_IMPORT = frozenset({"_posixsubprocess", "_ctypes", "ctypes", "_testcapi", "_testinternalcapi", "_xxsubinterpreters"})
 # what an unpickled reference may not name: modules whose objects run code (builtins but for plain types)
@@ -227,7 +299,7 @@ SAFE_BUILTINS = frozenset({"set", "frozenset", "dict", "list", "tuple", "int", "
                            "str", "slice", "range", "bool", "object"})
 
 
-def _policy(emit, state, set_up, trusted_file, student_on_stack, key: bytes, processes: bool):
+def _policy(emit, state, set_up, trusted_file, student_on_stack, key: bytes, processes: bool, devices):
     """``handle(event, args)``: the guard's state events, and what is refused with student code on the stack."""
     import sys
 
@@ -257,6 +329,9 @@ def _policy(emit, state, set_up, trusted_file, student_on_stack, key: bytes, pro
             return
         if not state["armed"]:
             return
+        if event == "autograder.device":
+            devices(args, caller, refuse)
+            return
         name = args[1] if len_(args) >= 2 and type_(args[1]) is str_ else None
         if event in frame_events or (event == "object.__getattr__" and name in frame_attrs):
             asker = caller
@@ -271,6 +346,8 @@ def _policy(emit, state, set_up, trusted_file, student_on_stack, key: bytes, pro
         elif event == "object.__setattr__":
             if name == "__code__" and student_on_stack(caller):
                 refuse(event, name, "replacing a function's code")
+            if len_(args) >= 1 and args[0] is devices.watched_class() and student_on_stack(caller):
+                refuse(event, name or "", "changing the grader's device watch")
         elif event in ("marshal.loads", "marshal.load"):
             if not trusted_file(caller.f_code.co_filename):
                 refuse(event, "", "loading serialized code (marshal)")
