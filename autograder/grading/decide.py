@@ -167,6 +167,9 @@ class RemoteContext(Context):
         taken = (reply.get("outside") or {}).get("memory")  # the grader's own reading (Kernel.request)
         self.memory_taken = taken if type(taken) is int else None
         mixed = (reply.get("guard") or {}).get("mixed") if self.watch_devices else None  # the guard's signed records
+        if self.watch_devices and reply.get("status") in ("ok", "raised") and (reply.get("guard") or {}).get("watched") is not True:
+            raise untrusted("the grader's device watch did not report the call to the kernel's guard, so the kernel's answers "
+                            "cannot be trusted", self.check.name)
         self.mixed_devices = student_text(mixed[0]) if type(mixed) is list and mixed else ""
         largest = reply.get("largest")
         self.largest_created = largest if type(largest) is int else None

@@ -120,24 +120,31 @@ def test_the_untested_note_names_each_clause_and_why():
 # which the answer can reach (torch._C._get_dispatch_stack_at). Its findings are the guard's signed records from
 # the moment they are found, and the guard checks at the call's end that the watch is on the stack, unchanged.
 _FIND_WATCH = ("def _watch():\n    for i in range(torch._C._len_torch_dispatch_stack()):\n"
-               "        m = torch._C._get_dispatch_stack_at(i)\n        if hasattr(m, 'mixed'):\n            return m\n")
+               "        m = torch._C._get_dispatch_stack_at(i)\n        if hasattr(m, 'mixed'):\n            return m\n"
+               "def _mix(x, w):\n    return torch.einsum('ij,jk->ik', torch.ones(x.shape[-2], x.shape[-2]), x @ w)\n")
 ATTACKS = {
-    # the held-out attack: a real GPU-only bug (a CPU matrix in a matmul), then the watch's finding reset
-    "resets_finding": _FIND_WATCH + ("def f(x, w):\n    y = torch.eye(x.shape[-2]) @ (x @ w)\n    m = _watch()\n"
+    # the held-out attack: a real GPU-only bug (a CPU matrix in an einsum, whose meta kernel accepts it), then the watch's finding reset
+    "resets_finding": _FIND_WATCH + ("def f(x, w):\n    y = _mix(x, w)\n    m = _watch()\n"
                                      "    if m is not None:\n        m.mixed = ''\n    return y\n"),
     # the watch told to look for another device: it finds nothing to report
     "retargets_watch": _FIND_WATCH + ("def f(x, w):\n    m = _watch()\n    if m is not None:\n        m.device = 'cuda'\n"
-                                      "    return torch.eye(x.shape[-2]) @ (x @ w)\n"),
-    # the watch's class changed (its method replaced): refused by the guard
-    "patches_watch_class": _FIND_WATCH + ("def f(x, w):\n    m = _watch()\n    if m is not None:\n"
-                                          "        type(m).__torch_dispatch__ = lambda self, func, types, args=(), kwargs=None: func(*args, **(kwargs or {}))\n"
-                                          "    return torch.eye(x.shape[-2]) @ (x @ w)\n"),
+                                      "    return _mix(x, w)\n"),
     # the runner's end-of-call event raised by the answer, to have the guard stop watching: refused
     "forges_off": _FIND_WATCH + ("import sys\ndef f(x, w):\n    sys.audit('autograder.device', 'off', _watch())\n"
-                                 "    return torch.eye(x.shape[-2]) @ (x @ w)\n"),
+                                 "    return _mix(x, w)\n"),
 }
-# what each scores: the first like the same answer without the trick (cpu_matmul), the others are not graded
-ATTACK_VERDICTS = {"resets_finding": "fail", "retargets_watch": "tampering", "patches_watch_class": "tampering", "forges_off": "tampering"}
+# what each scores: the first like the same answer without the trick (cpu_einsum), the others are not graded
+ATTACK_VERDICTS = {"resets_finding": "fail", "retargets_watch": "tampering", "forges_off": "tampering"}
+# attacks that change the watch's class or module for good: each caught at the call's end, and at the start of every
+# later watched call in that kernel (the guard took their print at install)
+LASTING = {
+    "patches_watch_class": _FIND_WATCH + ("def f(x, w):\n    m = _watch()\n    if m is not None:\n"
+                                          "        type(m).__torch_dispatch__ = lambda self, func, types, args=(), kwargs=None: func(*args, **(kwargs or {}))\n"
+                                          "    return _mix(x, w)\n"),
+    "patches_watch_module": _FIND_WATCH + ("def f(x, w):\n    m = _watch()\n    if m is not None:\n"
+                                           "        type(m).__torch_dispatch__.__globals__['_mixes'] = lambda *a: ''\n"
+                                           "    return _mix(x, w)\n"),
+}
 
 
 def _sandbox_verdict(kernel, code):
@@ -162,7 +169,19 @@ def test_an_answer_cannot_silence_the_device_watch(kernel, attack):
     except AssertionError as exc:
         assert "not graded" in str(exc) and "device" in str(exc), exc
         verdict = "tampering"
-    assert verdict == ATTACK_VERDICTS[attack] == (VERDICTS["cpu_matmul"] if attack == "resets_finding" else "tampering")
+    assert verdict == ATTACK_VERDICTS[attack] == (VERDICTS["cpu_einsum"] if attack == "resets_finding" else "tampering")
+
+
+@pytest.mark.parametrize("attack", sorted(LASTING))
+def test_a_watch_changed_for_good_is_caught_then_and_at_every_later_probe(attack):
+    k = Kernel(None, Limits(cell_timeout=30))
+    k.start()
+    try:
+        for code in (LASTING[attack], ANSWERS["keeps"]):
+            with pytest.raises(AssertionError, match="not graded: .*changed"):
+                _sandbox_verdict(k, code)
+    finally:
+        k.stop()
 
 
 def test_known_gap_the_watch_taken_off_the_stack_around_one_operator(kernel):

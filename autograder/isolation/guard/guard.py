@@ -36,8 +36,8 @@ What it does:
   changes nothing; code can only add findings against itself). The runner's ``on``/``off`` events
   around the call (refused from student code) give the guard the watch's mode: at ``off`` it checks,
   with torch's C functions captured at install, that the mode is still on the dispatch mode stack
-  and that its object, class and module were not changed (``watch`` record, ``kept``); setting an
-  attribute of its class while it is on is refused. What it cannot see: code that takes the mode
+  and that its object was not changed, nor its class and module since install (``watch`` record,
+  ``kept``; a changed class is caught at the next watched call's start too). What it cannot see: code that takes the mode
   off the stack (or changes it) around one operator and puts it back before the call returns.
 
 Only C-level callables captured at install time run inside the hook (student code may rebind
@@ -46,12 +46,14 @@ any module attribute or builtin); it never calls a method of an object the stude
 from __future__ import annotations
 
 
-def install(fd: int, plan: dict, trusted: list, workdir: str, processes: bool = True, no_exec: str = "") -> None:
+def install(fd: int, plan: dict, trusted: list, workdir: str, processes: bool = True, no_exec: str = "", watch_class=None) -> None:
     """Arm the guard. ``fd``: the reply pipe; ``plan``: forbidden dotted name -> [(namespace, operator,
     dispatch key)] to refuse while it is up; ``trusted``: folders whose code is the library's;
     ``processes``: refuse new processes and ctypes (off only to test the sandbox behind the guard);
     ``no_exec``: the grader's seccomp filter refusing ``execve`` (hex, ``seccomp.no_exec_program``),
-    added to this process here: from then on no program starts, in the kernel or any process it makes."""
+    added to this process here: from then on no program starts, in the kernel or any process it makes;
+    ``watch_class``: the device watch's mode class (``recorder._Devices``), whose class and module the guard
+    takes a print of now, before any student code, and compares at each watched call."""
     import os
     import sys
 
@@ -63,7 +65,7 @@ def install(fd: int, plan: dict, trusted: list, workdir: str, processes: bool = 
     emit = _records(fd, key, state)
     trusted_file, student_on_stack = _context(trusted, workdir)
     set_up = _dispatcher(plan, emit, state)
-    devices = _devices(emit, state, student_on_stack)
+    devices = _devices(emit, state, student_on_stack, watch_class)
     handle = _policy(emit, state, set_up, trusted_file, student_on_stack, key, processes, devices)
     sys.addaudithook(_hook(handle))
 
@@ -209,9 +211,9 @@ def _dispatcher(plan: dict, emit, state: dict):
     return set_up
 
 
-def _devices(emit, state: dict, student_on_stack):
+def _devices(emit, state: dict, student_on_stack, watch_class):
     """``devices(args, caller, refuse)``: the device watch's ``on``/``mixed``/``off`` events (see the module's
-    docstring); ``devices.watched_class()``: the class of the watch that is on, or None."""
+    docstring)."""
     import torch
 
     length, at = torch._C._len_torch_dispatch_stack, torch._C._get_dispatch_stack_at
@@ -228,15 +230,25 @@ def _devices(emit, state: dict, student_on_stack):
             pass
         return False
 
-    def fingerprint(mode):
-        """What the watch computes with: its object's attributes (but its finding), its class, its module."""
+    def print_of(cls):
+        """What the watch computes with: its class's attributes and its module's globals (their identities)."""
         try:
-            cls = type_(mode)
-            mine = tuple_((k, id_(v)) for k, v in getattribute(mode, "__dict__").items() if k != "mixed")
-            methods = tuple_((k, id_(v)) for k, v in cls.__dict__.items())
-            module = tuple_((k, id_(v)) for k, v in cls.__dict__["__torch_dispatch__"].__globals__.items())
-            return (id_(cls), mine, methods, module)
-        except exception:  # noqa: BLE001 - not a watch the runner made
+            methods = tuple_((k, id_(v)) for k, v in getattribute(cls, "__dict__").items())
+            module = tuple_((k, id_(v)) for k, v in getattribute(cls, "__dict__")["__torch_dispatch__"].__globals__.items())
+            return (methods, module)
+        except exception:  # noqa: BLE001
+            return None
+
+    reference = print_of(watch_class) if watch_class is not None else None
+
+    def intact(mode) -> bool:
+        return reference is not None and type_(mode) is watch_class and print_of(watch_class) == reference
+
+    def own(mode):
+        """The mode's own attributes, but its finding."""
+        try:
+            return tuple_((k, id_(v)) for k, v in getattribute(mode, "__dict__").items() if k != "mixed")
+        except exception:  # noqa: BLE001
             return None
 
     def text(value) -> str:
@@ -255,18 +267,14 @@ def _devices(emit, state: dict, student_on_stack):
         if what not in ("on", "off") or student_on_stack(caller):
             refuse("autograder.device", what, "changing the grader's device watch")
         if what == "on":
-            state["watch"] = (args[1], fingerprint(args[1]), 0)
-            emit("watch", on=1 if on_stack(args[1]) else 0)
+            state["watch"] = (args[1], own(args[1]), 0)
+            emit("watch", on=1 if on_stack(args[1]) and intact(args[1]) else 0)
         elif watch is not None:
             state["watch"] = None
-            kept = args[1] is watch[0] and on_stack(watch[0]) and watch[1] is not None and fingerprint(watch[0]) == watch[1]
+            mode = watch[0]
+            kept = args[1] is mode and on_stack(mode) and intact(mode) and watch[1] is not None and own(mode) == watch[1]
             emit("watch", off=1, kept=1 if kept else 0)
 
-    def watched_class():
-        watch = state["watch"]
-        return type_(watch[0]) if watch is not None else None
-
-    devices.watched_class = watched_class
     return devices
 
 
@@ -346,8 +354,6 @@ def _policy(emit, state, set_up, trusted_file, student_on_stack, key: bytes, pro
         elif event == "object.__setattr__":
             if name == "__code__" and student_on_stack(caller):
                 refuse(event, name, "replacing a function's code")
-            if len_(args) >= 1 and args[0] is devices.watched_class() and student_on_stack(caller):
-                refuse(event, name or "", "changing the grader's device watch")
         elif event in ("marshal.loads", "marshal.load"):
             if not trusted_file(caller.f_code.co_filename):
                 refuse(event, "", "loading serialized code (marshal)")

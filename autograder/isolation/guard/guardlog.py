@@ -81,7 +81,7 @@ class GuardLog:
         if record.get("on") is not None:
             window["watch"] = "on"
             if record.get("on") != 1:
-                self._problem("the grader's device watch was not on torch's mode stack when the call began")
+                self._problem("the grader's device watch was changed, or not on torch's mode stack, when the call began")
         elif window["watch"] == "on":
             window["watch"] = "off"
             if record.get("kept") != 1:
@@ -124,4 +124,7 @@ class GuardLog:
             window["problems"].append("the grader's device watch never reported the end of the call")
         problems = self.problems + window["problems"]
         self.problems = []
-        return {"problems": problems, "hits": window["hits"], "refused": window["refused"], "mixed": window["mixed"]}
+        report = {"problems": problems, "hits": window["hits"], "refused": window["refused"]}
+        if window["watch"] is not None:  # a device probe's call: what the watch found, and whether it reported to the end
+            report.update(mixed=window["mixed"], watched=window["watch"] == "off")
+        return report

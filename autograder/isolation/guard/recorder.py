@@ -197,6 +197,7 @@ CROSS_DEVICE_OK = frozenset({
 # the device raises on a GPU ("indices should be either on cpu or on the same device as the indexed tensor")
 INDEXING = frozenset({"index", "_unsafe_index", "index_put", "index_put_", "_index_put_impl_", "_unsafe_index_put"})
 DEVICE_EVENT = "autograder.device"  # the kernel's guard (guard.py) turns a finding into a signed record
+_audit = sys.audit  # bound here: code that rebinds sys.audit does not silence the watch (the guard checks this module)
 
 
 class _Devices(TorchDispatchMode):
@@ -208,7 +209,7 @@ class _Devices(TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         found = _mixes(func, args, kwargs, self.device)  # every operator: nothing of the mode's says "already found"
         if found:
-            sys.audit(DEVICE_EVENT, "mixed", found)  # sealed at once (a guard, where one is armed)
+            _audit(DEVICE_EVENT, "mixed", found)  # sealed at once (a guard, where one is armed)
             self.mixed = self.mixed or found
         return func(*args, **(kwargs or {}))
 
@@ -249,11 +250,11 @@ class DeviceWatch:
     def __enter__(self):
         self._mode.mixed, self.removed = "", ""
         self._mode.__enter__()
-        sys.audit(DEVICE_EVENT, "on", self._mode)  # the guard keeps the mode and checks it is still on the stack at "off"
+        _audit(DEVICE_EVENT, "on", self._mode)  # the guard keeps the mode and checks it is still on the stack at "off"
         return self
 
     def __exit__(self, *exc):
-        sys.audit(DEVICE_EVENT, "off", self._mode)
+        _audit(DEVICE_EVENT, "off", self._mode)
         try:
             on_stack = any(m is self._mode for m in _get_current_dispatch_mode_stack())
         except Exception:  # noqa: BLE001 - an internal API this torch lacks: do not guess
