@@ -209,6 +209,16 @@ class RemoteContext(Context):
             raise StudentCodeError(f"{name} raised NotImplementedError: {student_text(reply.get('evalue'))}")
         return self._result(reply, name, args)
 
+    def _method_quietly(self, obj, name, *args, **kwargs):
+        h = self._handle_of(obj)
+        if h is None:
+            return self.method(obj, name, *args, **kwargs)
+        label = f"{_type_name(obj)}.{name}"
+        reply = self._send("method", label, args, kwargs, target=h, name=name)
+        if reply.get("status") == "raised" and student_text(reply.get("ename")) == "NotImplementedError" and reply.get("evalue"):
+            raise StudentCodeError(f"{label} raised NotImplementedError: {student_text(reply.get('evalue'))}")
+        return self._result(reply, label, args)
+
     def method(self, obj, name, *args, **kwargs):
         h = self._handle_of(obj)
         if h is None:  # the check's own object: nothing of the student's runs
