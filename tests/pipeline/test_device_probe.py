@@ -110,7 +110,7 @@ def test_probe_through_the_sandbox(kernel, answer):
 
 def test_the_untested_note_names_each_clause_and_why():
     note = untested_note({"07.apply_rope.device": "stand-in", "03.softmax.device": "stand-in", "08.f.device": "inconclusive"})
-    assert note.startswith("device clauses not tested on a GPU (this grader has none): ")
+    assert note.startswith("device clauses not verified on a GPU (this grader has none): ")
     assert "03.softmax.device, 07.apply_rope.device passed with PyTorch's `meta` device standing in for a GPU" in note
     assert "08.f.device could not be probed" in note
     assert untested_note({}) == ""
