@@ -194,3 +194,36 @@ def test_known_gap_the_watch_taken_off_the_stack_around_one_operator(kernel):
             "    off = _pop_mode_temporarily() if torch._C._len_torch_dispatch_stack() else contextlib.nullcontext()\n"
             "    with off:\n        y = torch.einsum('ij,jk->ik', torch.ones(x.shape[-2], x.shape[-2]), x @ w)\n    return y\n")
     assert _sandbox_verdict(kernel, code) == "meta"
+
+
+_SINUSOID = ("def sinusoidal_positional_encoding(n, d):\n    p = torch.arange(n, dtype=torch.float64)[:, None]\n"
+             "    a = p * 10000 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)\n"
+             "    return torch.stack([torch.sin(a), torch.cos(a)], -1).reshape(n, d).float()\n")
+
+
+@pytest.mark.parametrize("mutant", ["PositionalEncoding__cpu_table_per_forward", None])
+def test_a_module_probed_on_meta_through_the_sandbox(kernel, mutant):
+    """Context.probe_module through the kernel: the module moved to `meta` by a method call, then called on a meta x.
+    The issue-34 mutant (its buffer left aside, its table built on the CPU in forward) fails 07.PositionalEncoding.forward;
+    the same module using its buffer passes it, reported as tested with the stand-in only."""
+    from autograder.grading.decide import run_remote_check
+    from tests.course.test_device_only import MUTANTS
+
+    if mutant is None:
+        answer = ("class PositionalEncoding(nn.Module):\n    def __init__(self, d_model, max_len=5000, dropout=0.0):\n"
+                  "        super().__init__()\n        self.dropout = nn.Dropout(dropout)\n"
+                  "        self.register_buffer('pe', sinusoidal_positional_encoding(max_len, d_model))\n"
+                  "    def forward(self, x):\n        if x.shape[1] > self.pe.shape[0]:\n            raise ValueError('too long')\n"
+                  "        return self.dropout(x + self.pe[: x.shape[1]].to(x.dtype))\n")
+    else:
+        answer = (MUTANTS / "07-positional-encoding" / f"{mutant}.py").read_text(encoding="utf-8")
+    reply = kernel.request({"op": "run", "code": "import torch\nfrom torch import nn\n" + _SINUSOID + answer, "interactive": False}, 30)
+    assert reply["status"] == "ok", reply
+    session = Session(kernel, StudentSource([], []))
+    session.deadline = float("inf")
+    if mutant is None:
+        untested = {} if torch.cuda.is_available() else {"07.PositionalEncoding.forward": "stand-in"}  # a GPU grader ran it there
+        assert run_remote_check("07.PositionalEncoding.forward", session, seed=1) == untested
+    else:
+        with pytest.raises(CheckFailure, match="mixes a tensor of its own on the CPU|same device"):
+            run_remote_check("07.PositionalEncoding.forward", session, seed=1)
