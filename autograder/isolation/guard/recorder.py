@@ -237,7 +237,10 @@ class DeviceWatch:
     """``with DeviceWatch("meta") as w: ...`` then ``w.mixed``: the first operator that took a tensor on
     ``device`` (the stand-in for a GPU) beside a CPU tensor of more than one value, where a GPU
     raises; "" when none did. ``w.removed`` as the Recorder's (the code took the watch off torch's
-    mode stack)."""
+    mode stack). In the sandboxed kernel neither decides: each finding is also an ``autograder.device``
+    audit event, which the kernel's guard (``guard.py``) writes as a signed record at once, and the
+    ``on``/``off`` events around the block let the guard check the watch itself (CONTRIBUTING, "Where a
+    verdict comes from")."""
 
     def __init__(self, device: str = "meta"):
         self._mode = _Devices(device)
