@@ -151,7 +151,29 @@ class Context:
         finally:
             Context.probe_seconds += time.perf_counter() - start
 
+    def probe_module(self, module, *args, prop: str = "output on the input's device", **kwargs):
+        """``probe_device`` for a module of the student's: ``module(*args)`` on the check's device, then the module
+        moved to ``meta`` (``module.to("meta")``: its parameters and buffers) and called on ``meta`` inputs. A module
+        that leaves its buffer aside and builds a table on the CPU in ``forward`` fails ``prop``. Pass a module made
+        for the probe: it stays on ``meta``."""
+        start = time.perf_counter()
+        label = type(module).__name__  # a sandboxed grader's proxy is named like the student's class
+        try:
+            return self._probe(label, lambda *a, **k: self.method(module, "__call__", *a, **k),
+                               lambda *a, **k: self._method_quietly(module, "__call__", *a, **k), args, kwargs, prop,
+                               to_meta=lambda: self.method(module, "to", "meta"))
+        finally:
+            Context.probe_seconds += time.perf_counter() - start
+
+    def _method_quietly(self, obj, name: str, *args, **kwargs):
+        """``method`` for a probe (subclasses may relax what counts as a failure)."""
+        return self.method(obj, name, *args, **kwargs)
+
     def _probe_device(self, name: str, *args, prop: str, **kwargs):
+        return self._probe(name, lambda *a, **k: self.call(name, *a, **k), lambda *a, **k: self._call_quietly(name, *a, **k),
+                           args, kwargs, prop)
+
+    def _probe(self, name: str, call, call_quietly, args, kwargs, prop: str, to_meta=None):
         """The student's ``name`` keeps results on its inputs' device, probed with PyTorch's
         ``meta`` device (tensors with a shape and a dtype but no data), which stands in for a GPU
         the grader may not have. First the call runs on the check's own device (an unanswered
@@ -168,7 +190,9 @@ class Context:
             return a
 
         # on copies: an answer that changes its inputs in place is the `unchanged` clause's business
-        self.call(name, *[clone(a) for a in args], **{k: clone(v) for k, v in kwargs.items()})
+        call(*[clone(a) for a in args], **{k: clone(v) for k, v in kwargs.items()})
+        if to_meta is not None:
+            to_meta()
 
         def meta(a):
             if isinstance(a, torch.Tensor):
@@ -182,7 +206,7 @@ class Context:
         advice = "create new tensors on the input's device (`device=x.device`, `torch.zeros_like(x)`) and do not move results"
         self.watch_devices, self.mixed_devices = "meta", ""
         try:
-            got = self._call_quietly(name, *margs, **mkwargs)
+            got = call_quietly(*margs, **mkwargs)
         except StudentCodeError as exc:
             # mixing devices fails on a GPU too ("Expected all tensors to be on the same device");
             # anything else (no meta kernel for an operator, .item()) says nothing about devices
@@ -309,6 +333,15 @@ class LocalContext(Context):
 
     def method(self, obj, name, *args, **kwargs):
         return self._invoke(getattr(obj, name), args, kwargs, f"{type(obj).__name__}.{name}")
+
+    def _method_quietly(self, obj, name, *args, **kwargs):
+        try:
+            return self.method(obj, name, *args, **kwargs)
+        except CheckFailure as exc:
+            cause = exc.__context__
+            if isinstance(cause, NotImplementedError) and str(cause):  # e.g. an operator without a meta kernel
+                raise StudentCodeError(f"{type(obj).__name__}.{name} raised NotImplementedError: {cause}") from None
+            raise
 
     def attr(self, obj, path):
         for part in path.split("."):

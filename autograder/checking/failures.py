@@ -47,9 +47,9 @@ def untested_note(untested: dict[str, str]) -> str:
         parts.append(f"{', '.join(stand_in)} passed with PyTorch's `meta` device standing in for a GPU "
                      "(a function can tell the two apart)")
     if nothing:
-        parts.append(f"{', '.join(nothing)} could not be probed (the function uses an operation the `meta` device "
+        parts.append(f"{', '.join(nothing)} could not be probed (the code uses an operation the `meta` device "
                      "cannot run, such as `.item()`)")
-    notes = ["device clauses not tested on a GPU (this grader has none): " + "; ".join(parts)] if parts else []
+    notes = ["device clauses not verified on a GPU (this grader has none): " + "; ".join(parts)] if parts else []
     if unmeasured:
         notes.append(f"{', '.join(unmeasured)}: memory not measured from outside the kernel (it has no cgroup of its own "
                      "here); decided by the recorder in the kernel alone")

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 import nbformat
 
-from ..checking import CheckFailure, get_check
+from ..checking import CheckFailure, get_check, untested_note
 from ..isolation import KernelError, KernelTimeout, Limits, make_kernel
 from ..notebooks.cells import is_protected, is_test_cell, nbgrader_meta, split_test_cell
 from .outcome import Kind, RunResult, Verdict
@@ -154,6 +154,7 @@ class _Run:
         self.budget = _Budget(runner.caps)
         self.result = RunResult()
         self.untested: dict[str, str] = {}  # device clauses no GPU here could test (Context.untested)
+        self.cell_untested: dict[str, str] = {}  # ... of the test cell that ran last
         self.stopped = ""  # why no further cell runs
         self.uncompiled: list[tuple[str, dict, set[str]]] = []  # answer cells that did not compile: (which, error, names they define)
 
@@ -207,6 +208,8 @@ class _Run:
             error, kind = (blamed, Kind.ERROR) if blamed is not error else (error, kind)
         if error is not None:
             step.cell.outputs.append(_error_output(error["ename"], error["evalue"], error["traceback"]))
+        elif step.checks and self.cell_untested:  # the cell's own note: what the student reads in the feedback
+            step.cell.outputs.append(nbformat.v4.new_output("stream", name="stdout", text=f"note: {untested_note(self.cell_untested)}\n"))
         if step.checks is not None:
             self.result.verdicts[step.grade_id] = Verdict(step.grade_id, kind, "" if error is None else _reason(error),
                                                           (error or {}).get("check", ""))  # the check's name as data, not text
@@ -248,9 +251,12 @@ class _Run:
         """The cell's hidden checks, here against the kernel's definitions: the first failure is the cell's."""
         from .decide import run_remote_check
 
+        self.cell_untested = {}
         for name in step.checks or []:
             try:
-                self.untested.update(run_remote_check(name, self.session))
+                found = run_remote_check(name, self.session)
+                self.untested.update(found)
+                self.cell_untested.update(found)
             except CheckFailure as exc:
                 msg = clean_text(str(exc)[: self.caps.message])
                 return {"ename": "CheckFailure", "evalue": msg, "traceback": [f"CheckFailure: {msg}"], "check": name}, Kind(exc.kind)

@@ -91,6 +91,7 @@ function questions(s) {
     q.failed.forEach((f) => li.appendChild(el("div", f))); ul.appendChild(li);
   });
   if (s.problem) { ul.appendChild(el("li", s.problem, "failed")); }
+  (s.notes || []).forEach((n) => ul.appendChild(el("li", "note: " + n)));
   return ul;
 }
 async function loadSubmissions() {

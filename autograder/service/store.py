@@ -251,6 +251,8 @@ def public(row: dict) -> dict:
            "score": result.get("score"), "max_score": result.get("max_score"), "questions": result.get("questions", [])}
     if result.get("problem"):
         out["problem"] = result["problem"]
+    if result.get("notes"):  # e.g. device clauses not verified on a GPU (worker.result_of)
+        out["notes"] = result["notes"]
     if row.get("replaced_by"):
         out["replaced_by"] = row["replaced_by"]
     return out

@@ -215,6 +215,10 @@ def pe_forward_values(ctx, cls: str = "PositionalEncoding") -> None:
             expected = x.double() + sinusoid_truth(N, D).to(ctx.device)
             expect_tensor(ctx, got, expected, "forward returns x + pe[:N] (shape of x)",
                           f"x {describe(x)}, {cls}({D}, max_len={max_len}) on {ctx.device}", check_dtype=False, atol=1e-4)
+    # the device of x, without a GPU: the module moved to `meta` (its buffer with it), a table made on the CPU in
+    # forward (the buffer left aside) meets x there, as it meets a GPU's x (probe_module)
+    D, N = 2 * ctx.randrange(2, 8), ctx.randrange(1, 12)
+    ctx.probe_module(ctx.call(cls, D, 16), ctx.randn(2, N, D), prop="forward returns x + pe[:N] on the device of x (the module moved there)")
 
 
 def pe_forward_dtype(ctx, cls: str = "PositionalEncoding") -> None:

@@ -93,7 +93,7 @@ def test_check_says_which_device_clauses_it_could_not_test_on_a_gpu(tmp_path):
     nbformat.write(perfect_submission(assignment, ROOT), str(path))
     done = _check(path)
     assert done.returncode == 0, done.stdout + done.stderr
-    note = next((l for l in done.stdout.splitlines() if "device clauses not tested on a GPU" in l), "")
+    note = next((l for l in done.stdout.splitlines() if "device clauses not verified on a GPU" in l), "")
     probed = [c.name for c in checks_for("04") if "probe_device" in inspect.getsource(c.func)]
     assert probed, "04's checks probe devices"
     if torch.cuda.is_available():

@@ -72,7 +72,7 @@ def test_a_note_about_the_whole_run_is_written_once_and_a_students_own_stays_on_
     students[2].add_untested({"04.g.device": "inconclusive"})
     report = ClassReport("01-x", students=students, absent=absent)
     table = report.table().splitlines()
-    about_gpu = [line for line in table if "device clauses not tested on a GPU" in line]
+    about_gpu = [line for line in table if "device clauses not verified on a GPU" in line]
     assert len(about_gpu) == 2, table
     once = next(line for line in about_gpu if line.startswith("note: "))
     assert "04.f.device, 04.g.device passed" in once and not once.endswith("..."), once
@@ -83,7 +83,7 @@ def test_a_note_about_the_whole_run_is_written_once_and_a_students_own_stays_on_
     assert "04.f.device" not in "".join(rows.values()) and "04.g.device could not be probed" in rows["cy"], rows
     assert not rows["ada"] and not rows["bob"], rows
     markdown = written[1].read_text(encoding="utf-8")
-    assert markdown.count("04.f.device") == 1 and markdown.count("device clauses not tested on a GPU") == 2, markdown
+    assert markdown.count("04.f.device") == 1 and markdown.count("device clauses not verified on a GPU") == 2, markdown
 
 
 STUDENT_TEXT = "PyTorch's <script>alert(1)</script> a|b *bold* `code` [link](http://x.test) ![i](http://x.test/i.png) &amp; my_name _em_ \\ ~~s~~"

@@ -15,7 +15,7 @@ ANSWER = {  # what the student's code answered: the student's to choose in any c
     "status", "value", "ename", "evalue", "error", "outputs", "dropped", "defined",
 }
 GRADER = {  # set by the grader in Kernel.request, over anything the kernel sent
-    "guard": "the guard's signed records, read and checked by guardlog.py",
+    "guard": "the guard's signed records, read and checked by guardlog.py (forbidden routines, refusals, device findings)",
     "outside": "what the grader measured of the kernel from outside: the memory its cgroup took",
 }
 WITNESS = {  # computed in the kernel after student code ran; a sealed or outside witness decides beside it
@@ -23,8 +23,7 @@ WITNESS = {  # computed in the kernel after student code ran; a sealed or outsid
     "forbidden": "the recorder's routines: beside the guard's refusals at torch's dispatcher (guard.hits)",
     "tampered": "the recorder found off torch's stacks: only ever fails an answer",
 }
-STILL_INSIDE = {  # decide alone from inside the kernel: issue 34, items 3 and 4
-    "mixed": "the device probe's finding (DeviceWatch)",
+STILL_INSIDE = {  # decide alone from inside the kernel: issue 34, item 3
     "mutated": "the arguments the call changed in place (the runner's snapshots)",
 }
 
@@ -61,3 +60,11 @@ def test_the_grader_sets_its_own_fields_whatever_the_kernel_sent():
         assigned = re.findall(rf'^\s+reply\["{field}"\] = ', request, re.M)
         assert len(assigned) == 1, f"Kernel.request must set reply[{field!r}] itself, once, on every reply"
         assert request.rindex(f'reply["{field}"] = ') > request.index("self._read_reply("), field
+
+
+def test_the_device_probes_finding_is_the_guards_record_not_the_runners():
+    """Issue 34, item 4: the runner sends no finding of its own; the grader reads the guard's ``mixed`` records."""
+    runner = (ROOT / "autograder" / "isolation" / "kernels" / "kernel_runner.py").read_text(encoding="utf-8")
+    assert 'reply["mixed"]' not in runner
+    decide = (ROOT / "autograder" / "grading" / "decide.py").read_text(encoding="utf-8")
+    assert '(reply.get("guard") or {}).get("mixed")' in decide

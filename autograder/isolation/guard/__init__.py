@@ -4,7 +4,8 @@ student code; the grader reads its authenticated records. Imports nothing of the
     guard.py      runs inside the sandbox: the audit hook that refuses forbidden operators at torch's
                   dispatcher and the ways into the machinery
     guardlog.py   the grader's reading of the guard's authenticated records (what decides, not the reply)
-    recorder.py   which torch routines a call reaches, by any name (forbidden-routine checks; both sides)
+    recorder.py   which torch routines a call reaches, by any name (forbidden-routine checks; both sides), and
+                  the device watch of a probe without a GPU (its findings become the guard's records)
 
 guard.py and recorder.py are copied into the sandbox beside the kernel's runner
 (``kernels/launch.py``: ``RUNNER_FILES``) and imported there as plain modules: they import no sibling.

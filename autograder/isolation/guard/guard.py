@@ -30,18 +30,30 @@ What it does:
   compiled modules or native extensions from outside the library (code the static scan never read;
   importlib compiles the student's modules from their source instead of a cached ``.pyc``).
 
+* **The device watch's findings** (``recorder.DeviceWatch``, a device probe without a GPU): the watch
+  raises an ``autograder.device`` event at each operator that mixes the stand-in device with the CPU,
+  which becomes a signed ``mixed`` record at once (resetting the watch's Python object afterwards
+  changes nothing; code can only add findings against itself). The runner's ``on``/``off`` events
+  around the call (refused from student code) give the guard the watch's mode: at ``off`` it checks,
+  with torch's C functions captured at install, that the mode is still on the dispatch mode stack
+  and that its object was not changed, nor its class and module since install (``watch`` record,
+  ``kept``; a changed class is caught at the next watched call's start too). What it cannot see: code that takes the mode
+  off the stack (or changes it) around one operator and puts it back before the call returns.
+
 Only C-level callables captured at install time run inside the hook (student code may rebind
 any module attribute or builtin); it never calls a method of an object the student made.
 """
 from __future__ import annotations
 
 
-def install(fd: int, plan: dict, trusted: list, workdir: str, processes: bool = True, no_exec: str = "") -> None:
+def install(fd: int, plan: dict, trusted: list, workdir: str, processes: bool = True, no_exec: str = "", watch_class=None) -> None:
     """Arm the guard. ``fd``: the reply pipe; ``plan``: forbidden dotted name -> [(namespace, operator,
     dispatch key)] to refuse while it is up; ``trusted``: folders whose code is the library's;
     ``processes``: refuse new processes and ctypes (off only to test the sandbox behind the guard);
     ``no_exec``: the grader's seccomp filter refusing ``execve`` (hex, ``seccomp.no_exec_program``),
-    added to this process here: from then on no program starts, in the kernel or any process it makes."""
+    added to this process here: from then on no program starts, in the kernel or any process it makes;
+    ``watch_class``: the device watch's mode class (``recorder._Devices``), whose class and module the guard
+    takes a print of now, before any student code, and compares at each watched call."""
     import os
     import sys
 
@@ -53,7 +65,8 @@ def install(fd: int, plan: dict, trusted: list, workdir: str, processes: bool = 
     emit = _records(fd, key, state)
     trusted_file, student_on_stack = _context(trusted, workdir)
     set_up = _dispatcher(plan, emit, state)
-    handle = _policy(emit, state, set_up, trusted_file, student_on_stack, key, processes)
+    devices = _devices(emit, state, student_on_stack, watch_class)
+    handle = _policy(emit, state, set_up, trusted_file, student_on_stack, key, processes, devices)
     sys.addaudithook(_hook(handle))
 
 
@@ -198,6 +211,73 @@ def _dispatcher(plan: dict, emit, state: dict):
     return set_up
 
 
+def _devices(emit, state: dict, student_on_stack, watch_class):
+    """``devices(args, caller, refuse)``: the device watch's ``on``/``mixed``/``off`` events (see the module's
+    docstring)."""
+    import torch
+
+    length, at = torch._C._len_torch_dispatch_stack, torch._C._get_dispatch_stack_at
+    type_, str_, len_, range_, tuple_, id_, exception = type, str, len, range, tuple, id, Exception
+    getattribute = object.__getattribute__
+    state["watch"] = None
+
+    def on_stack(mode) -> bool:
+        try:
+            for i in range_(length()):
+                if at(i) is mode:
+                    return True
+        except exception:  # noqa: BLE001
+            pass
+        return False
+
+    def print_of(cls):
+        """What the watch computes with: its class's attributes and its module's globals (their identities)."""
+        try:
+            methods = tuple_((k, id_(v)) for k, v in getattribute(cls, "__dict__").items())
+            module = tuple_((k, id_(v)) for k, v in getattribute(cls, "__dict__")["__torch_dispatch__"].__globals__.items())
+            return (methods, module)
+        except exception:  # noqa: BLE001
+            return None
+
+    reference = print_of(watch_class) if watch_class is not None else None
+
+    def intact(mode) -> bool:
+        return reference is not None and type_(mode) is watch_class and print_of(watch_class) == reference
+
+    def own(mode):
+        """The mode's own attributes, but its finding."""
+        try:
+            return tuple_((k, id_(v)) for k, v in getattribute(mode, "__dict__").items() if k != "mixed")
+        except exception:  # noqa: BLE001
+            return None
+
+    def text(value) -> str:
+        if type_(value) is not str_:
+            return "?"
+        return "".join([c if (c.isalnum() or c in " ._:-<>/(),") else "_" for c in value[:300]])
+
+    def devices(args, caller, refuse) -> None:
+        what = args[0] if len_(args) == 2 and type_(args[0]) is str_ else ""
+        watch = state["watch"]
+        if what == "mixed":
+            if watch is not None and watch[2] < 16:
+                state["watch"] = (watch[0], watch[1], watch[2] + 1)
+                emit("mixed", detail=text(args[1]))
+            return
+        if what not in ("on", "off") or student_on_stack(caller):
+            refuse("autograder.device", what, "changing the grader's device watch")
+        if what == "on":
+            state["watch"] = (args[1], own(args[1]), 0)
+            emit("watch", on=1 if on_stack(args[1]) and intact(args[1]) else 0)
+        elif watch is not None:
+            state["watch"] = None
+            mode = watch[0]
+            kept = args[1] is mode and on_stack(mode) and intact(mode) and watch[1] is not None and own(mode) == watch[1]
+            emit("watch", off=1, kept=1 if kept else 0)
+
+    return devices
+
+
 FRAME_EVENTS = frozenset({"sys._getframe", "sys._getframemodulename"})
 FRAME_ATTRS = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_back"})
 # standard modules whose functions hand their caller a frame (the library's other readers of frames keep them)
@@ -213,7 +293,7 @@ WHAT = {"gc": "listing the interpreter's objects", "sys._current": "reading othe
         "function.": "building functions from code objects", "ctypes.": "ctypes (raw memory and C calls)"}
 WATCHED = FRAME_EVENTS | ALWAYS | frozenset({
     "object.__getattr__", "object.__setattr__", "marshal.loads", "marshal.load", "pickle.find_class",
-    "import", "compile", "exec", "open", "autograder.guard",
+    "import", "compile", "exec", "open", "autograder.guard", "autograder.device",
 })
 NO_IMPORT = frozenset({"_posixsubprocess", "_ctypes", "ctypes", "_testcapi", "_testinternalcapi", "_xxsubinterpreters"})
 # what an unpickled reference may not name: modules whose objects run code (builtins but for plain types)
@@ -227,7 +307,7 @@ SAFE_BUILTINS = frozenset({"set", "frozenset", "dict", "list", "tuple", "int", "
                            "str", "slice", "range", "bool", "object"})
 
 
-def _policy(emit, state, set_up, trusted_file, student_on_stack, key: bytes, processes: bool):
+def _policy(emit, state, set_up, trusted_file, student_on_stack, key: bytes, processes: bool, devices):
     """``handle(event, args)``: the guard's state events, and what is refused with student code on the stack."""
     import sys
 
@@ -256,6 +336,9 @@ def _policy(emit, state, set_up, trusted_file, student_on_stack, key: bytes, pro
             set_up(args[0] if ok else -1, args[1] if ok else ())
             return
         if not state["armed"]:
+            return
+        if event == "autograder.device":
+            devices(args, caller, refuse)
             return
         name = args[1] if len_(args) >= 2 and type_(args[1]) is str_ else None
         if event in frame_events or (event == "object.__getattr__" and name in frame_attrs):

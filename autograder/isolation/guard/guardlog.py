@@ -1,5 +1,5 @@
 """The grader's reading of the kernel's guard (``guard.py``): what decides whether a forbidden
-routine ran and whether the machinery was tampered with.
+routine ran, which devices a probed call mixed, and whether the machinery was tampered with.
 
 The guard's records arrive on the reply pipe as frames of their own, before the reply they belong
 to. The first, written before any student code runs, carries the key that authenticates the others;
@@ -40,7 +40,7 @@ class GuardLog:
         self.requests += 1
         forbidden = message.get("forbidden") if message.get("op") in ("call", "method") else None
         need = frozenset(f for f in forbidden or () if type(f) is str)
-        self._window = {"need": need, "problems": [], "hits": [], "refused": []}
+        self._window = {"need": need, "problems": [], "hits": [], "refused": [], "mixed": [], "watch": None}
         if need:
             self._require_up(need, "when the grader sent the call")
 
@@ -71,6 +71,21 @@ class GuardLog:
             window["hits"].append(f"{record.get('routine')} (reached as {record.get('op')})")
         elif kind == "refused" and window is not None:
             window["refused"].append(f"{record.get('event')} {record.get('detail') or ''}".strip())
+        elif kind == "mixed" and window is not None and window["watch"] == "on":
+            window["mixed"].append(str(record.get("detail")))
+        elif kind == "watch" and window is not None:
+            self._watch(window, record)
+
+    def _watch(self, window: dict, record: dict) -> None:
+        """The device watch (a probe's call): on the stack when the call began, still there, unchanged, at its end."""
+        if record.get("on") is not None:
+            window["watch"] = "on"
+            if record.get("on") != 1:
+                self._problem("the grader's device watch was changed, or not on torch's mode stack, when the call began")
+        elif window["watch"] == "on":
+            window["watch"] = "off"
+            if record.get("kept") != 1:
+                self._problem("the code removed or changed the grader's watch on the devices of the tensors it computes with")
 
     def _verified(self, payload: bytes) -> dict | None:
         if len(payload) > MAX_RECORD or len(payload) < len(HEAD) + _TAIL:
@@ -104,7 +119,12 @@ class GuardLog:
 
     def end(self) -> dict:
         """What the guard saw during the request just answered (its window closes)."""
-        window, self._window = self._window or {"problems": [], "hits": [], "refused": []}, None
+        window, self._window = self._window or {"problems": [], "hits": [], "refused": [], "mixed": [], "watch": None}, None
+        if window["watch"] == "on":
+            window["problems"].append("the grader's device watch never reported the end of the call")
         problems = self.problems + window["problems"]
         self.problems = []
-        return {"problems": problems, "hits": window["hits"], "refused": window["refused"]}
+        report = {"problems": problems, "hits": window["hits"], "refused": window["refused"]}
+        if window["watch"] is not None:  # a device probe's call: what the watch found, and whether it reported to the end
+            report.update(mixed=window["mixed"], watched=window["watch"] == "off")
+        return report

@@ -27,6 +27,7 @@ This module knows nothing of courses; it is used inside the sandboxed kernel
 from __future__ import annotations
 
 import re
+import sys
 
 import torch
 from torch.overrides import TorchFunctionMode
@@ -192,6 +193,13 @@ CROSS_DEVICE_OK = frozenset({
 })
 
 
+# of those, the indexing operators whose first tensor is the one indexed: a CPU tensor indexed with indices on
+# the device raises on a GPU ("indices should be either on cpu or on the same device as the indexed tensor")
+INDEXING = frozenset({"index", "_unsafe_index", "index_put", "index_put_", "_index_put_impl_", "_unsafe_index_put"})
+DEVICE_EVENT = "autograder.device"  # the kernel's guard (guard.py) turns a finding into a signed record
+_audit = sys.audit  # bound here: code that rebinds sys.audit does not silence the watch (the guard checks this module)
+
+
 class _Devices(TorchDispatchMode):
     def __init__(self, device: str):
         super().__init__()
@@ -199,27 +207,40 @@ class _Devices(TorchDispatchMode):
         self.mixed = ""
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        if not self.mixed:
-            self._look(func, args, kwargs)
+        found = _mixes(func, args, kwargs, self.device)  # every operator: nothing of the mode's says "already found"
+        if found:
+            _audit(DEVICE_EVENT, "mixed", found)  # sealed at once (a guard, where one is armed)
+            self.mixed = self.mixed or found
         return func(*args, **(kwargs or {}))
 
-    def _look(self, func, args, kwargs) -> None:
-        name = str(getattr(func, "_name", None) or func)
-        if name.split("::")[-1].split(".")[0] in CROSS_DEVICE_OK:
-            return
-        tensors = [t for t in tree_leaves((args, kwargs or {})) if isinstance(t, torch.Tensor)]
-        here = next((t for t in tensors if t.device.type == self.device), None)
+
+def _mixes(func, args, kwargs, device: str) -> str:
+    """What an operator mixes: a tensor on ``device`` beside a CPU tensor of more than one value where a GPU raises; ""."""
+    name = str(getattr(func, "_name", None) or func)
+    op = name.split("::")[-1].split(".")[0]
+    tensors = [t for t in tree_leaves((args, kwargs or {})) if isinstance(t, torch.Tensor)]
+    here = next((t for t in tensors if t.device.type == device), None)
+    if here is None:
+        return ""
+    if op in CROSS_DEVICE_OK:
+        indexed = tensors[0] if op in INDEXING else None
+        cpu = indexed if indexed is not None and indexed.device.type == "cpu" and indexed.dim() > 0 else None
+    else:
         cpu = next((t for t in tensors if t.device.type == "cpu" and t.dim() > 0), None)
-        if here is not None and cpu is not None:
-            self.mixed = (f"{name} with a tensor on the CPU ({tuple(cpu.shape)} {str(cpu.dtype).replace('torch.', '')}) "
-                          f"beside one on {self.device} ({tuple(here.shape)})")
+    if cpu is None:
+        return ""
+    return (f"{name} with a tensor on the CPU ({tuple(cpu.shape)} {str(cpu.dtype).replace('torch.', '')}) "
+            f"beside one on {device} ({tuple(here.shape)})")
 
 
 class DeviceWatch:
     """``with DeviceWatch("meta") as w: ...`` then ``w.mixed``: the first operator that took a tensor on
     ``device`` (the stand-in for a GPU) beside a CPU tensor of more than one value, where a GPU
     raises; "" when none did. ``w.removed`` as the Recorder's (the code took the watch off torch's
-    mode stack)."""
+    mode stack). In the sandboxed kernel neither decides: each finding is also an ``autograder.device``
+    audit event, which the kernel's guard (``guard.py``) writes as a signed record at once, and the
+    ``on``/``off`` events around the block let the guard check the watch itself (CONTRIBUTING, "Where a
+    verdict comes from")."""
 
     def __init__(self, device: str = "meta"):
         self._mode = _Devices(device)
@@ -232,9 +253,11 @@ class DeviceWatch:
     def __enter__(self):
         self._mode.mixed, self.removed = "", ""
         self._mode.__enter__()
+        _audit(DEVICE_EVENT, "on", self._mode)  # the guard keeps the mode and checks it is still on the stack at "off"
         return self
 
     def __exit__(self, *exc):
+        _audit(DEVICE_EVENT, "off", self._mode)
         try:
             on_stack = any(m is self._mode for m in _get_current_dispatch_mode_stack())
         except Exception:  # noqa: BLE001 - an internal API this torch lacks: do not guess
