@@ -132,8 +132,9 @@ class NotebookRunner:
         try:
             with run.timed("sandbox start"):
                 run.start()
-            for number, step in enumerate(plan, 1):
-                run.cell(step, number)
+            with one_thread():
+                for number, step in enumerate(plan, 1):
+                    run.cell(step, number)
         finally:
             with run.timed("sandbox stop"):
                 kernel.stop()
@@ -144,6 +145,25 @@ class NotebookRunner:
         result.untested = dict(run.untested)
         result.seconds = time.monotonic() - start
         return result
+
+
+@contextlib.contextmanager
+def one_thread():
+    """The hidden checks compute on small tensors in this process with one torch thread, as a grading
+    worker's process always does (``grader_process._worker_init``); ``check`` and an in-process
+    ``selfcheck()`` get their own count back afterwards. (Issue 36: with two threads on a busy
+    two-core machine, one float64 softmax of a 4 x 6 tensor waited 9-14 ms for the second thread,
+    against 2 microseconds with one: 1.2 s of ch03's hidden checks.)"""
+    import torch
+
+    threads = torch.get_num_threads()
+    if threads != 1:
+        torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        if threads != 1:
+            torch.set_num_threads(threads)
 
 
 class _Run:

@@ -69,17 +69,33 @@ def test_a_late_key_is_refused():
     assert "late guard key" in log.end()["problems"][0]
 
 
-def test_the_guard_down_when_the_call_was_sent_or_lowered_during_it():
+def test_the_guard_down_when_the_call_began_or_lowered_during_it():
     log = _started()
     log.begin({"op": "run", "id": 2})
     log.feed(_frame(3, "state", id=2, up=[], kernels=0))  # a cell: the runner lowers the guard ...
-    assert log.end()["problems"] == []  # (allowed for cells) ... and never raises it again
+    assert log.end()["problems"] == []  # (allowed for cells) ... and leaves it down: the next call raises it
     log.begin(dict(CALL, id=3))
-    assert log.end()["problems"] == ["the grader's guard on torch.softmax was down when the grader sent the call"]
+    log.feed(_frame(4, "state", id=3, up=[], kernels=0))  # the call's own acknowledgement, without its routine
+    assert log.end()["problems"] == ["the grader's guard on torch.softmax was down when the call began"]
     log = _started()
     log.begin(dict(CALL, id=2))
-    log.feed(_frame(3, "state", id=2, up=[], kernels=0))
+    log.feed(_frame(3, "state", id=2, up=["torch.softmax"], kernels=3))
+    log.feed(_frame(4, "state", id=2, up=[], kernels=0))
     assert log.end()["problems"] == ["the grader's guard on torch.softmax was down during the call"]
+
+
+def test_a_call_the_guard_never_acknowledged_is_tampering():
+    """The runner raises the call's routines before it reads the call (kernel_runner.op_call); a reply
+    without that acknowledgement, numbered with the call's id, came from code that skipped it. The guard
+    being up already (from an earlier call) is not enough, nor is a record numbered for another request."""
+    log = _started()
+    log.begin(dict(CALL, id=2))
+    assert log.end()["problems"] == ["the grader's guard never took up torch.softmax for the call"]
+    log.begin(dict(CALL, id=3))
+    log.feed(_frame(3, "state", id=2, up=["torch.softmax"], kernels=0))
+    assert log.end()["problems"] == ["the grader's guard never took up torch.softmax for the call"]
+    log.begin({"op": "has", "id": 4})  # requests that call nothing need no acknowledgement
+    assert log.end()["problems"] == []
 
 
 def test_a_kernel_without_a_key_has_no_guard():

@@ -157,3 +157,36 @@ def test_an_answer_cell_that_does_not_compile_is_blamed_with_its_line(tmp_path):
     shown = next(out for c in page.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "test_one_hot_values"
                  for out in c.outputs if out.output_type == "error")
     assert shown.ename == "SyntaxError" and "in cell one_hot, line 2" in shown.evalue and "NameError" in "".join(shown.traceback), shown
+
+
+def test_hidden_checks_run_with_one_torch_thread_and_give_the_count_back(tmp_path, monkeypatch):
+    """The checks' small reference computations in the grading process use one torch thread (a second
+    one, on a busy machine, made each tiny softmax wait milliseconds: issue 36); `check` and an
+    in-process `selfcheck()` get the caller's own count back, whatever happened in between."""
+    import torch
+
+    assert sandbox_problem() is None, sandbox_problem()
+    from autograder.grading import execute
+    from autograder.notebooks.coursedir import read, release_path, source_path
+    from autograder.notebooks.sanitize import restore_instructor_cells
+
+    seen = []
+    checks = execute._Run._checks
+
+    def counting(self, step):
+        seen.append(torch.get_num_threads())
+        return checks(self, step)
+
+    monkeypatch.setattr(execute._Run, "_checks", counting)
+    merged, _ = restore_instructor_cells(perfect_submission(ASSIGNMENT, ROOT), read(source_path(ASSIGNMENT, ROOT)),
+                                         read(release_path(ASSIGNMENT, ROOT)))
+    tmp_path.chmod(0o755)
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        result = execute.NotebookRunner(Limits(cell_timeout=20)).run(merged, tmp_path)
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+    assert seen and set(seen) == {1}, seen
+    assert all(v.passed for v in result.verdicts.values()), result.verdicts

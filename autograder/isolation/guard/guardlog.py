@@ -5,9 +5,12 @@ The guard's records arrive on the reply pipe as frames of their own, before the 
 to. The first, written before any student code runs, carries the key that authenticates the others;
 each later record is numbered. A record that fails its key, comes out of order or twice, or a key
 that comes late is a record the guard did not write: tampering. For a graded call with forbidden
-routines, the guard must have been up for all of them when the grader sent the call and at every
-change until the reply (the kernel's runner lowers it around cells only): anything else means code
-ran in the kernel with the forbidden routines free, which is tampering too. None of this reads a
+routines, the guard must acknowledge the call (a state record numbered with the call's request id,
+which the kernel's runner raises before it looks up the target or decodes an argument) with all of
+them up, and keep them up at every change until the reply (between requests the guard stays as the
+last request left it: down after a cell, the last call's routines after a call): a call without its
+acknowledgement, or with the routines down from it on, means code ran in the kernel with the
+forbidden routines free, which is tampering too. None of this reads a
 field of the reply, which the student's code can write.
 """
 from __future__ import annotations
@@ -40,9 +43,10 @@ class GuardLog:
         self.requests += 1
         forbidden = message.get("forbidden") if message.get("op") in ("call", "method") else None
         need = frozenset(f for f in forbidden or () if type(f) is str)
-        self._window = {"need": need, "problems": [], "hits": [], "refused": [], "mixed": [], "watch": None}
-        if need:
-            self._require_up(need, "when the grader sent the call")
+        self._window = {"need": need, "id": message.get("id"), "acked": False, "problems": [], "hits": [], "refused": [],
+                        "mixed": [], "watch": None}
+        if need and self.key is None:
+            self._problem("the kernel's guard never started")
 
     def _require_up(self, need: frozenset, when: str) -> None:
         if self.key is None:
@@ -66,7 +70,11 @@ class GuardLog:
             up = record.get("up")
             self.up = frozenset(up) if type(up) is list else frozenset()
             if window is not None and window["need"]:
-                self._require_up(window["need"], "during the call")
+                if not window["acked"] and record.get("id") == window["id"]:
+                    window["acked"] = True
+                    self._require_up(window["need"], "when the call began")
+                elif window["acked"]:
+                    self._require_up(window["need"], "during the call")
         elif kind == "hit" and window is not None:
             window["hits"].append(f"{record.get('routine')} (reached as {record.get('op')})")
         elif kind == "refused" and window is not None:
@@ -124,6 +132,8 @@ class GuardLog:
             window["problems"].append("the grader's device watch never reported the end of the call")
         problems = self.problems + window["problems"]
         self.problems = []
+        if window.get("need") and not window["acked"] and self.key is not None and not problems:  # (a forged record explains it)
+            problems.append(f"the grader's guard never took up {', '.join(sorted(window['need']))} for the call")
         report = {"problems": problems, "hits": window["hits"], "refused": window["refused"]}
         if window["watch"] is not None:  # a device probe's call: what the watch found, and whether it reported to the end
             report.update(mixed=window["mixed"], watched=window["watch"] == "off")

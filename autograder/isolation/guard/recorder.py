@@ -26,6 +26,7 @@ This module knows nothing of courses; it is used inside the sandboxed kernel
 """
 from __future__ import annotations
 
+import functools
 import re
 import sys
 
@@ -56,23 +57,36 @@ def resolve_owner(dotted: str):
     raise ImportError(dotted)
 
 
-def words(name: str) -> list[str]:
-    """``"aten::_scaled_dot_product_flash_attention_for_cpu.default"`` -> its lower-case words."""
-    return [w for w in re.split(r"[^a-z0-9]+", _CAMEL.sub("_", name).lower()) if w and w not in ("aten", "default", "int", "tensor")]
+@functools.lru_cache(maxsize=4096)
+def words(name: str) -> tuple[str, ...]:
+    """``"aten::_scaled_dot_product_flash_attention_for_cpu.default"`` -> its lower-case words. Kept: every graded
+    call's ``hits`` asks for the words of each routine it recorded against each forbidden name (issue 36:
+    splitting them again took 2-7 ms of a call)."""
+    return tuple(w for w in re.split(r"[^a-z0-9]+", _CAMEL.sub("_", name).lower()) if w and w not in ("aten", "default", "int", "tensor"))
 
 
-def routine_words(dotted: str) -> list[str]:
+def routine_words(dotted: str) -> tuple[str, ...]:
     """The words of a forbidden routine's own name: ``torch.nn.functional.one_hot`` -> one, hot."""
     return words(dotted.rpartition(".")[2])
 
 
 def reaches(name: str, dotted: str) -> bool:
     """Whether a recorded routine ``name`` is (a twin of) the forbidden ``dotted`` routine."""
-    want, have = routine_words(dotted), words(name)
+    want = routine_words(dotted)
     if not want:
         return False
+    low = name.lower()  # each word lies within the lower-cased name: most names are refused here, unsplit
+    for w in want:
+        if w not in low:
+            return False
+    have = words(name)
     it = iter(have)
     return all(any(w == h for h in it) for w in want)
+
+
+# a graded call's hits ask again about the same few routines: kept (the guard's plan, once per kernel
+# over every operator, calls reaches itself: a cache there would only be filled and emptied)
+_reaches_kept = functools.lru_cache(maxsize=4096)(reaches)
 
 
 def _name(func) -> str:
@@ -175,7 +189,7 @@ class Recorder:
         ``"torch.softmax (reached as aten::_softmax)"`` where the names differ."""
         out = []
         for dotted in forbidden:
-            found = sorted(n for n in self.seen if reaches(n, dotted))
+            found = sorted(n for n in self.seen if _reaches_kept(n, dotted))
             if found:
                 plain = dotted.rpartition(".")[2]
                 shown = next((n for n in found if n == plain), found[0])

@@ -346,12 +346,9 @@ def op_run(req: dict) -> dict:
     code = req.get("code", "")
     Shell.last_error = None
     SHELL.ast_node_interactivity = "last_expr" if req.get("interactive", True) else "none"
-    sys.audit("autograder.guard", req.get("id"), ())  # a cell may use any routine
-    try:
-        with StudentCode():
-            result = SHELL.run_cell(code, store_history=True)
-    finally:
-        sys.audit("autograder.guard", req.get("id"), GUARDED)
+    sys.audit("autograder.guard", req.get("id"), ())  # a cell may use any routine (the guard stays down after it, see op_call)
+    with StudentCode():
+        result = SHELL.run_cell(code, store_history=True)
     error = Shell.last_error
     if not result.success and error is None:
         exc = result.error_in_exec or result.error_before_exec
@@ -385,7 +382,16 @@ class _NoRecord:
 
 
 def op_call(req: dict) -> dict:
-    """call / method: run student code on decoded arguments."""
+    """call / method: run student code on decoded arguments.
+
+    The guard takes up exactly the call's forbidden routines first, before the target is looked
+    up or an argument decoded (either may run student code: a ``__getattr__``, a ``__hash__``), and
+    keeps them up after the reply: the next request changes them (``guard.py`` registers only what
+    changes, so the calls of one check cost no registration; raising the notebook's whole list after
+    each call and lowering it at the next re-registered hundreds of dispatcher kernels per call).
+    The grader reads the acknowledgement, numbered with this request's id (``guardlog.py``)."""
+    wanted = [w for w in req.get("forbidden", []) if type(w) is str]
+    sys.audit("autograder.guard", req.get("id"), tuple(wanted))  # the call's forbidden routines stay refused
     try:
         fn, label = _target(req)
     except Exception as exc:  # noqa: BLE001 - e.g. a missing attribute
@@ -397,12 +403,10 @@ def op_call(req: dict) -> dict:
     before = {("a", i): snapshot(a) for i, a in enumerate(args)}
     before.update({("k", k): snapshot(v) for k, v in kwargs.items()})
     reply: dict
-    wanted = [w for w in req.get("forbidden", []) if type(w) is str]
     # with forbidden routines, the call runs under the recorder: what it reaches, by any name
     record = recorder.Recorder() if wanted else None
     # a device probe: which operator, if any, mixes the stand-in device with CPU tensors
     watch = recorder.DeviceWatch(req["devices"]) if req.get("devices") in ("meta",) else None
-    sys.audit("autograder.guard", req.get("id"), tuple(wanted))  # the call's forbidden routines stay refused
     try:
         with torch.set_grad_enabled(bool(req.get("grad", True))):
             with TRIPWIRE:
@@ -414,8 +418,6 @@ def op_call(req: dict) -> dict:
         reply = {"status": "interrupted"}
     except BaseException as exc:  # noqa: BLE001 - the student's exception, whatever it is
         reply = {"status": "raised", "ename": type(exc).__name__, "evalue": _safe_str(exc)}
-    finally:
-        sys.audit("autograder.guard", req.get("id"), GUARDED)
     hits = sorted(set(TRIPWIRE.hits) & set(wanted))
     if record is not None:
         hits += [h for h in record.hits(wanted) if h.split(" ")[0] not in hits]
@@ -438,6 +440,7 @@ def op_call(req: dict) -> dict:
 
 
 def op_attr(req: dict) -> dict:
+    sys.audit("autograder.guard", req.get("id"), GUARDED)  # a property runs with the notebook's whole list refused
     try:
         obj = HANDLES.get(req.get("target"))
         with StudentCode():  # a property is student code too
