@@ -9,7 +9,8 @@ from tests.isolation.test_guardlog import CALL, _frame, _started
 def _watched(*records):
     log = _started()
     log.begin(dict(CALL, id=2, devices="meta"))
-    for seq, (kind, fields) in enumerate(records, start=3):
+    log.feed(_frame(3, "state", id=2, up=["torch.softmax"], kernels=0))  # the call's acknowledgement (guardlog: required)
+    for seq, (kind, fields) in enumerate(records, start=4):
         log.feed(_frame(seq, kind, **fields))
     return log.end()
 
