@@ -40,7 +40,8 @@ class GuardLog:
         self.requests += 1
         forbidden = message.get("forbidden") if message.get("op") in ("call", "method") else None
         need = frozenset(f for f in forbidden or () if type(f) is str)
-        self._window = {"need": need, "problems": [], "hits": [], "refused": []}
+        self._window = {"need": need, "problems": [], "hits": [], "refused": [], "args": [],
+                        "call": message.get("op") in ("call", "method"), "id": message.get("id")}
         if need:
             self._require_up(need, "when the grader sent the call")
 
@@ -69,6 +70,8 @@ class GuardLog:
                 self._require_up(window["need"], "during the call")
         elif kind == "hit" and window is not None:
             window["hits"].append(f"{record.get('routine')} (reached as {record.get('op')})")
+        elif kind == "args" and window is not None:
+            window["args"].append(record)
         elif kind == "refused" and window is not None:
             window["refused"].append(f"{record.get('event')} {record.get('detail') or ''}".strip())
 
@@ -107,4 +110,25 @@ class GuardLog:
         window, self._window = self._window or {"problems": [], "hits": [], "refused": []}, None
         problems = self.problems + window["problems"]
         self.problems = []
-        return {"problems": problems, "hits": window["hits"], "refused": window["refused"]}
+        seen = {"problems": problems, "hits": window["hits"], "refused": window["refused"]}
+        if window.get("call"):
+            seen["arguments"] = self._arguments(window, problems)
+        return seen
+
+    @staticmethod
+    def _arguments(window: dict, problems: list) -> dict | None:
+        """What the guard held of a graded call's arguments (``guard._arguments``): ``kinds``, one letter per
+        argument it held, and ``mutated``, the indices of those the call changed in place. None when it
+        recorded no call (the call never began: a missing name; or its events never reached the guard)."""
+        records = window.get("args") or []
+        if not records:
+            return None
+        record = records[0]
+        if len(records) > 1 or record.get("id") != window.get("id") or record.get("problem"):
+            problems.append(f"the guard saw the call's arguments {len(records)} times"
+                            + (f" ({record.get('problem')})" if record.get("problem") else ""))
+            return None
+        kinds, mutated = record.get("kinds"), record.get("mutated")
+        if type(kinds) is not str or type(mutated) is not str:
+            return None
+        return {"kinds": kinds, "mutated": [int(i) for i in mutated.split(",") if i.isdigit()]}
