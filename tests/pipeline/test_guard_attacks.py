@@ -149,6 +149,15 @@ ATTACKS = {
     "runner_audit_silenced": (UNCHANGED, "tampered", _RUNNER_GLOBALS + (
         "import types, sys\ng['sys'] = types.SimpleNamespace(audit=lambda *a: None)\ng['snapshot'] = lambda value: None\n"
         "def h(K):\n    return K.mul_(2)\n")),
+    # the guard's own events, raised from a thread that runs only library code (no student frame on its stack)
+    "args_ended_early_from_a_thread": (UNCHANGED, "tampered", (
+        "import sys, threading\ndef h(K):\n    for i in range(100):\n"
+        "        t = threading.Thread(target=sys.audit, args=('autograder.guard.args', 'after', i))\n        t.start(); t.join()\n"
+        "    return K.mul_(2)\n")),
+    "args_begun_again_from_a_thread": (UNCHANGED, "tampered", (
+        "import sys, threading\ndef h(K):\n    for i in range(100):\n"
+        "        t = threading.Thread(target=sys.audit, args=('autograder.guard.args', 'before', i, [K.clone()], {}))\n"
+        "        t.start(); t.join()\n    return K.mul_(2)\n")),
     "tracer_installed": (SOFTMAX, "tampered", (
         "import sys\ndef f(x):\n    sys.settrace(lambda *a: None)\n    return x.exp() / x.exp().sum()\n")),
 }
