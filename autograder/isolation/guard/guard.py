@@ -30,6 +30,11 @@ What it does:
   compiled modules or native extensions from outside the library (code the static scan never read;
   importlib compiles the student's modules from their source instead of a cached ``.pyc``).
 
+* **What a graded call changes in place.** The runner hands the guard the call's argument list and
+  dict before it and asks again after it (``autograder.guard.args``); the guard keeps them and a
+  picture of each in its closure and records, signed, which changed (``_arguments``). Rebinding
+  anything in the runner changes nothing the grader reads; a call the guard did not see is tampering.
+
 Only C-level callables captured at install time run inside the hook (student code may rebind
 any module attribute or builtin); it never calls a method of an object the student made.
 """

@@ -124,11 +124,16 @@ class GuardLog:
         if not records:
             return None
         record = records[0]
-        if len(records) > 1 or record.get("id") != window.get("id") or record.get("problem"):
-            problems.append(f"the guard saw the call's arguments {len(records)} times"
-                            + (f" ({record.get('problem')})" if record.get("problem") else ""))
-            return None
-        kinds, mutated = record.get("kinds"), record.get("mutated")
-        if type(kinds) is not str or type(mutated) is not str:
-            return None
-        return {"kinds": kinds, "mutated": [int(i) for i in mutated.split(",") if i.isdigit()]}
+        if len(records) > 1:
+            problems.append(f"the guard saw the call's arguments {len(records)} times")
+        elif record.get("id") != window.get("id"):
+            problems.append("the guard recorded another call's arguments")
+        elif record.get("problem"):
+            problems.append(f"the guard's record of the call's arguments says: {record.get('problem')}")
+        else:
+            kinds, mutated = record.get("kinds"), record.get("mutated")
+            if type(kinds) is str and type(mutated) is str:
+                return {"kinds": kinds, "mutated": [int(i) for i in mutated.split(",") if i.isdigit()]}
+            problems.append("a guard record of the call's arguments that is not one")
+        return None
+
