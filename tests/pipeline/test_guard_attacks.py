@@ -49,8 +49,10 @@ BASELINE = {  # the same wrong answer every cheat falls back to: no trick, no fo
     "g": "def g(q):\n    return (q @ q.transpose(-2, -1)).exp() @ q\n",
     "h": "def h(K):\n    return K.mul_(2)\n",
 }
-# the runner's globals, reached by an attribute path a trusted standard-library function walks (no frame touched)
-_RUNNER_GLOBALS = "import operator\ng = operator.attrgetter('enable_gui.__globals__')(type(get_ipython()))\n"
+# the runner's globals, reached by an attribute path a trusted standard-library function walks (no frame touched,
+# and no name the static scan lists: scan.tampering_in finds nothing in it)
+_RUNNER_GLOBALS = ("import pydoc\n"
+                   "g = pydoc.locate('.'.join(['__main__', 'get_ipython', '__self__', '__class__', 'enable_gui', '__' + 'globals__']))\n")
 # name: (check, expected verdict, code). Each cheat would compute the right values if its trick worked.
 ATTACKS = {
     "thread_softmax": (SOFTMAX, "forbidden", (
