@@ -262,10 +262,8 @@ def _policy(emit, state, set_up, trusted_file, student_on_stack, key: bytes, pro
             set_up(args[0] if ok else -1, args[1] if ok else ())
             return
         if event == "autograder.guard.args":  # a graded call's arguments, before and after it (_arguments)
-            if state["armed"] and student_on_stack(caller):
-                refuse(event, "", "changing the grader's guard")
             if state["armed"]:
-                state["arguments"](args)
+                refuse(event, "", "changing the grader's guard") if student_on_stack(caller) else state["arguments"](args)
             return
         if not state["armed"]:
             return
@@ -317,17 +315,17 @@ CHUNK = 1 << 30  # bytes per raw read (ctypes reads at most 2 GiB at once)
 MAX_LEAVES = 2048  # tensors, arrays and containers of one call's arguments the guard holds (the grader walks as many)
 
 
-def _arguments(emit):
-    """``watch(event_args)`` for ``autograder.guard.args``, raised by the runner around a graded call:
-    ``("before", request_id, args, kwargs)`` with the very list and dict the student's function is
-    called with, then ``("after", request_id)``. Before, it holds each argument the grader sent (tensors,
-    arrays, lists, tuples, dicts and sets, depth-first, into containers) and a picture of each: a tensor's
-    dtype, shape, strides and a digest of the bytes it spans, read raw (``ctypes``: no torch operator, so
-    no dispatch mode or ``__torch_function__`` the student left runs); a container's length and the identity
-    of its elements. After, it takes the pictures again and records ``kinds`` (one letter per argument held:
-    ``t`` tensor, ``n`` array, ``c`` container) and ``mutated`` (the indices whose picture changed: a value
-    written, a storage swapped by ``set_`` or ``.data``, a shape or strides changed, an element replaced). A
-    call that begins twice, or ends without beginning, is recorded with its ``problem``."""
+def _no_torch_stacks():
+    """The context managers (captured now) under which the guard reads tensors: no ``__torch_function__``
+    (subclass or mode) and no Python dispatch (a ``TorchDispatchMode``) the student left on torch's stacks."""
+    import torch
+
+    return torch._C.DisableTorchFunction, torch._C._DisableTorchDispatch
+
+
+def _pictures():
+    """``picture(value)``: (kind letter, picture) of an argument the guard holds (``_arguments``), or None;
+    only callables captured here run (raw reads by ``ctypes``, a digest by OpenSSL's sha256)."""
     import ctypes
 
     import numpy
@@ -339,12 +337,10 @@ def _arguments(emit):
     data_ptr, size, stride, numel, element_size, to_cpu = base.data_ptr, base.size, base.stride, base.numel, base.element_size, base.cpu
     dtype_of, device_of, layout_of = base.dtype.__get__, base.device.__get__, base.layout.__get__
     device_type = type(torch.device("cpu")).type.__get__
-    no_function, no_dispatch = torch._C.DisableTorchFunction, torch._C._DisableTorchDispatch
     string_at, tobytes, array_dtype, array_shape = ctypes._string_at, ndarray.tobytes, ndarray.dtype.__get__, ndarray.shape.__get__
-    type_, tuple_, list_, dict_, set_, str_, int_, len_, id_, sorted_, zip_ = type, tuple, list, dict, set, str, int, len, id, sorted, zip
-    enumerate_, range_, min_, join, object_ = enumerate, range, min, ",".join, object
-    dict_values, dict_items, dtype_str, exception = dict.values, dict.items, type(numpy.dtype("f4")).str.__get__, Exception
-    held = {"id": None, "leaves": [], "problem": ""}
+    type_, tuple_, list_, dict_, set_, len_, id_, sorted_, zip_ = type, tuple, list, dict, set, len, id, sorted, zip
+    range_, min_, object_ = range, min, object
+    dict_items, dtype_str, exception = dict.items, type(numpy.dtype("f4")).str.__get__, Exception
 
     def tensor_picture(t):
         shape, strides, kind = tuple_(size(t)), tuple_(stride(t)), device_type(device_of(t))
@@ -376,6 +372,26 @@ def _arguments(emit):
         if t is set_:
             return "c", (len_(value), tuple_(sorted_([id_(v) for v in value])))
         return None
+
+    return picture
+
+
+def _arguments(emit):
+    """``watch(event_args)`` for ``autograder.guard.args``, raised by the runner around a graded call:
+    ``("before", request_id, args, kwargs)`` with the very list and dict the student's function is
+    called with, then ``("after", request_id)``. Before, it holds each argument the grader sent (tensors,
+    arrays, lists, tuples, dicts and sets, depth-first, into containers) and a picture of each: a tensor's
+    dtype, shape, strides and a digest of the bytes it spans, read raw (``ctypes``: no torch operator, so
+    no dispatch mode or ``__torch_function__`` the student left runs); a container's length and the identity
+    of its elements. After, it takes the pictures again and records ``kinds`` (one letter per argument held:
+    ``t`` tensor, ``n`` array, ``c`` container) and ``mutated`` (the indices whose picture changed: a value
+    written, a storage swapped by ``set_`` or ``.data``, a shape or strides changed, an element replaced). A
+    call that begins twice, or ends without beginning, is recorded with its ``problem``."""
+    picture = _pictures()
+    type_, tuple_, list_, dict_, set_, str_, int_, len_, enumerate_, join = type, tuple, list, dict, set, str, int, len, enumerate, ",".join
+    dict_values, dict_items = dict.values, dict.items
+    no_function, no_dispatch = _no_torch_stacks()
+    held = {"id": None, "leaves": [], "problem": ""}
 
     def walk(value, depth, leaves, keep):
         found = picture(value) if len_(leaves) < MAX_LEAVES else None
