@@ -94,7 +94,8 @@ def expect_unchanged(ctx: Context, pairs, prop: str, inputs: str, who: str) -> N
     """Each ``(label, after, before)``: the tensor ``label`` that ``who`` was given is, after the
     call (``after``), still what it was (``before``, a copy made first): the same shape, dtype and
     values, NaN where NaN was. The check's own tensors show what the student's code did to them
-    in place (the grader writes such changes back)."""
+    in place (the grader writes such changes back); whether it changed at all, the kernel's guard decides
+    (``Context.changed_in_place``)."""
     for label, after, before in pairs:
         if tuple(after.shape) != tuple(before.shape):
             ctx.fail(prop, f"{who} changed the shape of {label} in place, from {tuple(before.shape)} to {tuple(after.shape)}", inputs)
@@ -107,6 +108,9 @@ def expect_unchanged(ctx: Context, pairs, prop: str, inputs: str, who: str) -> N
         if bool(differ.any()):
             idx = _first_index(differ)
             ctx.fail(prop, f"{who} modified {label} in place: entry {idx} was {b[idx].item()!r}, is now {a[idx].item()!r}", inputs)
+        if ctx.changed_in_place(after):  # the guard's record decides, whatever the kernel sent back
+            ctx.fail(prop, f"{who} changed {label} in place (its values, its storage or its strides, as the grader's guard "
+                           "saw it in the kernel)", inputs)
 
 
 def call_leaves_unchanged(ctx: Context, name: str, args, labels=None, prop: str | None = None, *, may_raise: bool = False, **kwargs) -> None:

@@ -57,6 +57,10 @@ class Context:
     ``memory_taken``: after ``measure_memory``, the bytes the call took, read by the grader from
     outside the student's process (the sandboxed kernel's cgroup); None where nothing is outside it
     (in this process: plain nbgrader, self-study) or the machine cannot tell.
+
+    ``changed_in_place(obj)``: whether a call into student code changed ``obj``, an argument the check
+    gave it, in place, as the kernel's guard recorded it (``RemoteContext``); in this process, where the
+    check's own objects are the ones the student's code gets, their values say it and this is False.
     """
 
     def __init__(self, check: Check, seed: int | None = None, device: torch.device | None = None):
@@ -72,6 +76,9 @@ class Context:
         # check name -> "stand-in" | "inconclusive" (device clauses this grader, no GPU, could not test for real)
         # | "unmeasured" (a memory clause this grader could not measure from outside the kernel)
         self.untested: dict[str, str] = {}
+
+    def changed_in_place(self, obj) -> bool:
+        return False
 
     # ---- random inputs (drawn on the CPU generator, then moved: reproducible on any device)
     def randn(self, *shape: int, dtype: torch.dtype = torch.float32, scale: float = 1.0) -> torch.Tensor:

@@ -25,6 +25,7 @@ import torch
 
 from ..checking import CheckFailure, Context, StudentCodeError, describe, get_check, not_answered, run_body, untrusted
 from ..isolation import Kernel, KernelError, KernelTimeout, wire
+from ..isolation.guard.guard import MAX_LEAVES
 from .scan import StudentSource
 
 
@@ -115,6 +116,7 @@ class RemoteContext(Context):
         super().__init__(check, seed, device)
         self.session = session
         self._origins: dict[int, tuple[weakref.ref, int]] = {}
+        self._changed: dict[int, object] = {}  # id -> the check's argument the guard saw changed in place (held: ids stay unique)
 
     # ---- wire helpers
     def _handle_of(self, obj) -> int | None:
@@ -179,8 +181,31 @@ class RemoteContext(Context):
         if status == "error":
             err = reply.get("error") or {}
             raise StudentCodeError(f"{label}: the kernel could not run the call ({student_text(err.get('ename'))}: {student_text(err.get('evalue'))}) [check {self.check.name}]")
-        self._write_back(args, kwargs, reply.get("mutated"))
+        self._write_back(args, kwargs, reply.get("mutated"))  # the values, from the kernel: a second witness
+        self._sealed_changes(args, kwargs, reply.get("guard") or {}, status, label)
         return reply
+
+    def _sealed_changes(self, args, kwargs, guard: dict, status, label: str) -> None:
+        """What changed in place, as the kernel's guard recorded it (``guard._arguments``, read by
+        ``guardlog.py``): it held the very arguments the student's function got, in the grader's order.
+        A call that ran without the guard holding them, or with other arguments than the grader sent, is
+        tampering."""
+        if "arguments" not in guard:  # not a guarded kernel's reply (Kernel.request adds it to every call's)
+            return
+        sealed = guard["arguments"]
+        if sealed is None:
+            if status in ("ok", "raised"):
+                raise untrusted(f"the grader's guard did not see the arguments {label} was called with", self.check.name)
+            return
+        held = _held(list(args) + list(dict(kwargs).values()))
+        if sealed["kinds"] != "".join(kind for _, kind in held):
+            raise untrusted(f"{label} was not called with the arguments the grader sent", self.check.name)
+        for i in sealed["mutated"]:
+            if 0 <= i < len(held):
+                self._changed[id(held[i][0])] = held[i][0]
+
+    def changed_in_place(self, obj) -> bool:
+        return self._changed.get(id(obj)) is obj
 
     def _write_back(self, args, kwargs, mutated) -> None:
         """The student's code changed an argument in place: show the check the change."""
@@ -336,6 +361,21 @@ def student_text(value, limit: int = 500) -> str:
 
 def _args(args) -> str:
     return ", ".join(describe(a) for a in args)
+
+
+def _held(values: list, depth: int = 0, out: list | None = None) -> list:
+    """(argument, kind letter) for each argument the kernel's guard holds of a call, in its order
+    (``guard._arguments``: tensors ``t``, arrays ``n``, containers ``c``, depth-first)."""
+    out = [] if out is None else out
+    for value in values:
+        t = type(value)
+        kind = "t" if t in (torch.Tensor, torch.nn.Parameter) else "n" if t is numpy.ndarray else "c" if t in (list, tuple, dict, set) else None
+        if kind is None or len(out) >= MAX_LEAVES:
+            continue
+        out.append((value, kind))
+        if kind == "c" and depth < 4 and t is not set:
+            _held(list(value.values()) if t is dict else list(value), depth + 1, out)
+    return out
 
 
 def _update_in_place(orig, new) -> None:

@@ -41,9 +41,33 @@ def test_an_honest_call_has_nothing_to_report():
     log.begin(dict(CALL, id=2))
     log.feed(_frame(3, "state", id=2, up=["torch.softmax"], kernels=3))
     log.feed(_frame(4, "hit", routine="torch.softmax", op="aten::_softmax"))
-    log.feed(_frame(5, "state", id=2, up=["torch.softmax"], kernels=3))
-    assert log.end() == {"problems": [], "hits": ["torch.softmax (reached as aten::_softmax)"], "refused": []}
+    log.feed(_frame(5, "args", id=2, kinds="tt", mutated="1", problem=""))
+    log.feed(_frame(6, "state", id=2, up=["torch.softmax"], kernels=3))
+    assert log.end() == {"problems": [], "hits": ["torch.softmax (reached as aten::_softmax)"], "refused": [],
+                         "arguments": {"kinds": "tt", "mutated": [1]}}
     assert is_record(_frame(3, "hit")) and not is_record(b'{"id":3}')
+
+
+def test_a_calls_arguments_are_recorded_once_for_that_call():
+    """The guard's record of what a call changed in place (guard._arguments): exactly one, for this
+    request; none (the call never began) is None, which the grader takes as tampering for an answered
+    call; two, another request's, or one the guard flagged is tampering here."""
+    log = _started()
+    log.begin(dict(CALL, op="call", forbidden=[], id=2))
+    assert log.end() == {"problems": [], "hits": [], "refused": [], "arguments": None}
+    seq = 3
+    cases = [  # (the records' request ids and problems, the request's own id, the grader's reading)
+        ([(10, ""), (10, "")], 10, "the guard saw the call's arguments 2 times"),
+        ([(10, "")], 11, "the guard recorded another call's arguments"),
+        ([(12, "a call ended that did not begin")], 12, "the guard's record of the call's arguments says: a call ended that did not begin"),
+    ]
+    for records, request, problem in cases:
+        log.begin(dict(CALL, forbidden=[], id=request))
+        for record_id, flagged in records:
+            log.feed(_frame(seq, "args", id=record_id, kinds="t", mutated="", problem=flagged))
+            seq += 1
+        report = log.end()
+        assert report["problems"] == [problem] and report["arguments"] is None, report
 
 
 def test_a_record_with_a_mac_from_another_key_is_forged():

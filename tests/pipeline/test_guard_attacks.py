@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from autograder.checking import Check, CheckFailure, expect_tensor
+from autograder.checking import Check, CheckFailure, expect_tensor, expect_unchanged
 from autograder.checking.failures import StudentCodeError
 from autograder.isolation import Kernel, Limits, WarmKernel, sandbox_problem
 from autograder.grading.decide import RemoteContext, Session
@@ -28,17 +28,31 @@ def _sdpa_check(ctx):
     expect_tensor(ctx, ctx.call("g", q), want, "attention values", "q (2, 4, 8)")
 
 
+def _unchanged_check(ctx):
+    k = ctx.randn(3, 5)
+    before = k.clone()
+    ctx.call("h", k)
+    expect_unchanged(ctx, [("K", k, before)], "K left unchanged", "K (3, 5)", who="h")
+
+
+UNCHANGED = Check("00.h.unchanged", _unchanged_check, ("h",))
 SOFTMAX = Check("00.f.values", _softmax_check, ("f",), ("torch.softmax", "torch.nn.functional.softmax", "torch.Tensor.softmax"))
 SDPA = Check("00.g.values", _sdpa_check, ("g",), ("torch.nn.functional.scaled_dot_product_attention",))
 
 HONEST = {
     "f": "def f(x):\n    e = (x - x.amax(-1, keepdim=True)).exp()\n    return e / e.sum(-1, keepdim=True)\n",
     "g": "def g(q):\n    w = torch.softmax(q @ q.transpose(-2, -1) / q.shape[-1] ** 0.5, -1)\n    return w @ q\n",
+    "h": "def h(K):\n    return K.mul(2)\n",
 }
 BASELINE = {  # the same wrong answer every cheat falls back to: no trick, no forbidden routine
     "f": "def f(x):\n    return x.exp() / x.exp().sum()\n",
     "g": "def g(q):\n    return (q @ q.transpose(-2, -1)).exp() @ q\n",
+    "h": "def h(K):\n    return K.mul_(2)\n",
 }
+# the runner's globals, reached by an attribute path a trusted standard-library function walks (no frame touched,
+# and no name the static scan lists: scan.tampering_in finds nothing in it)
+_RUNNER_GLOBALS = ("import pydoc\n"
+                   "g = pydoc.locate('.'.join(['__main__', 'get_ipython', '__self__', '__class__', 'enable_gui', '__' + 'globals__']))\n")
 # name: (check, expected verdict, code). Each cheat would compute the right values if its trick worked.
 ATTACKS = {
     "thread_softmax": (SOFTMAX, "forbidden", (
@@ -127,6 +141,25 @@ ATTACKS = {
         "with open('helper_c.pyc', 'wb') as fh:\n    fh.write(importlib.util.MAGIC_NUMBER + bytes(12) + marshal.dumps(_code))\n"
         "sys.path.insert(0, os.getcwd())\ntry:\n    from helper_c import f\nexcept Exception:\n"
         "    def f(x):\n        return x.exp() / x.exp().sum()\n")),
+    # in-place changes (issue 34, item 3): the runner's own measurement is the student's to rewrite
+    "snapshot_rebound": (UNCHANGED, "wrong", _RUNNER_GLOBALS + (
+        "g['snapshot'] = lambda value: None\ndef h(K):\n    return K.mul_(2)\n")),
+    "snapshot_rebound_storage_swapped": (UNCHANGED, "wrong", _RUNNER_GLOBALS + (
+        "g['snapshot'] = lambda value: None\ndef h(K):\n    K.set_(K * 2)\n    return K\n")),
+    "mutated_field_emptied": (UNCHANGED, "wrong", _RUNNER_GLOBALS + (
+        "g['snapshot'] = lambda value: 'same'\ndef h(K):\n    K.data = K * 2\n    return K\n")),
+    "runner_audit_silenced": (UNCHANGED, "tampered", _RUNNER_GLOBALS + (
+        "import types, sys\ng['sys'] = types.SimpleNamespace(audit=lambda *a: None)\ng['snapshot'] = lambda value: None\n"
+        "def h(K):\n    return K.mul_(2)\n")),
+    # the guard's own events, raised from a thread that runs only library code (no student frame on its stack)
+    "args_ended_early_from_a_thread": (UNCHANGED, "tampered", (
+        "import sys, threading\ndef h(K):\n    for i in range(100):\n"
+        "        t = threading.Thread(target=sys.audit, args=('autograder.guard.args', 'after', i))\n        t.start(); t.join()\n"
+        "    return K.mul_(2)\n")),
+    "args_begun_again_from_a_thread": (UNCHANGED, "tampered", (
+        "import sys, threading\ndef h(K):\n    for i in range(100):\n"
+        "        t = threading.Thread(target=sys.audit, args=('autograder.guard.args', 'before', i, [K.clone()], {}))\n"
+        "        t.start(); t.join()\n    return K.mul_(2)\n")),
     "tracer_installed": (SOFTMAX, "tampered", (
         "import sys\ndef f(x):\n    sys.settrace(lambda *a: None)\n    return x.exp() / x.exp().sum()\n")),
 }

@@ -22,9 +22,9 @@ WITNESS = {  # computed in the kernel after student code ran; a sealed or outsid
     "largest": "the recorder's largest tensor: beside the memory measured outside (outside.memory)",
     "forbidden": "the recorder's routines: beside the guard's refusals at torch's dispatcher (guard.hits)",
     "tampered": "the recorder found off torch's stacks: only ever fails an answer",
+    "mutated": "the values the runner saw changed in place: beside the guard's record of what changed (guard.arguments)",
 }
-STILL_INSIDE = {  # decide alone from inside the kernel: issue 34, item 3
-    "mutated": "the arguments the call changed in place (the runner's snapshots)",
+STILL_INSIDE: dict[str, str] = {  # decide alone from inside the kernel: none since issue 34, items 3 and 4
 }
 
 

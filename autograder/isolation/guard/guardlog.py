@@ -44,7 +44,7 @@ class GuardLog:
         forbidden = message.get("forbidden") if message.get("op") in ("call", "method") else None
         need = frozenset(f for f in forbidden or () if type(f) is str)
         self._window = {"need": need, "id": message.get("id"), "acked": False, "problems": [], "hits": [], "refused": [],
-                        "mixed": [], "watch": None}
+                        "mixed": [], "watch": None, "args": [], "call": message.get("op") in ("call", "method")}
         if need and self.key is None:
             self._problem("the kernel's guard never started")
 
@@ -77,6 +77,8 @@ class GuardLog:
                     self._require_up(window["need"], "during the call")
         elif kind == "hit" and window is not None:
             window["hits"].append(f"{record.get('routine')} (reached as {record.get('op')})")
+        elif kind == "args" and window is not None:
+            window["args"].append(record)
         elif kind == "refused" and window is not None:
             window["refused"].append(f"{record.get('event')} {record.get('detail') or ''}".strip())
         elif kind == "mixed" and window is not None and window["watch"] == "on":
@@ -137,4 +139,29 @@ class GuardLog:
         report = {"problems": problems, "hits": window["hits"], "refused": window["refused"]}
         if window["watch"] is not None:  # a device probe's call: what the watch found, and whether it reported to the end
             report.update(mixed=window["mixed"], watched=window["watch"] == "off")
+        if window.get("call"):
+            report["arguments"] = self._arguments(window, problems)
         return report
+
+    @staticmethod
+    def _arguments(window: dict, problems: list) -> dict | None:
+        """What the guard held of a graded call's arguments (``guard._arguments``): ``kinds``, one letter per
+        argument it held, and ``mutated``, the indices of those the call changed in place. None when it
+        recorded no call (the call never began: a missing name; or its events never reached the guard)."""
+        records = window.get("args") or []
+        if not records:
+            return None
+        record = records[0]
+        if len(records) > 1:
+            problems.append(f"the guard saw the call's arguments {len(records)} times")
+        elif record.get("id") != window.get("id"):
+            problems.append("the guard recorded another call's arguments")
+        elif record.get("problem"):
+            problems.append(f"the guard's record of the call's arguments says: {record.get('problem')}")
+        else:
+            kinds, mutated = record.get("kinds"), record.get("mutated")
+            if type(kinds) is str and type(mutated) is str:
+                return {"kinds": kinds, "mutated": [int(i) for i in mutated.split(",") if i.isdigit()]}
+            problems.append("a guard record of the call's arguments that is not one")
+        return None
+

@@ -407,6 +407,7 @@ def op_call(req: dict) -> dict:
     record = recorder.Recorder() if wanted else None
     # a device probe: which operator, if any, mixes the stand-in device with CPU tensors
     watch = recorder.DeviceWatch(req["devices"]) if req.get("devices") in ("meta",) else None
+    sys.audit("autograder.guard.args", "before", req.get("id"), args, kwargs)  # the guard holds them: it decides what changed
     try:
         with torch.set_grad_enabled(bool(req.get("grad", True))):
             with TRIPWIRE:
@@ -418,6 +419,8 @@ def op_call(req: dict) -> dict:
         reply = {"status": "interrupted"}
     except BaseException as exc:  # noqa: BLE001 - the student's exception, whatever it is
         reply = {"status": "raised", "ename": type(exc).__name__, "evalue": _safe_str(exc)}
+    finally:
+        sys.audit("autograder.guard.args", "after", req.get("id"))
     hits = sorted(set(TRIPWIRE.hits) & set(wanted))
     if record is not None:
         hits += [h for h in record.hits(wanted) if h.split(" ")[0] not in hits]
@@ -435,7 +438,7 @@ def op_call(req: dict) -> dict:
         value = args[key[1]] if key[0] == "a" else kwargs[key[1]]
         if snapshot(value) != pre:
             mutated.append([key[0], key[1], encode_value(value)])
-    reply["mutated"] = mutated
+    reply["mutated"] = mutated  # the values of what changed in place: the guard's record says whether anything did
     return reply
 
 
