@@ -21,6 +21,10 @@ Both modes sit on torch's mode stacks for the duration of a graded call. Code th
 them or runs with torch functions disabled is found afterwards (the stacks no longer
 hold the recorder) and reported as ``removed``, which the grader treats as tampering.
 
+``Tripwire`` (the sandboxed kernel's, installed by its runner before any student code) wraps
+each forbidden library function wherever the library exposes it, and records a call made by
+any name while a graded call runs: a second record beside the guard's refusals at the dispatcher.
+
 This module knows nothing of courses; it is used inside the sandboxed kernel
 (``kernel_runner.py``) and by in-process checking (plain nbgrader, self-check).
 """
@@ -282,4 +286,80 @@ class DeviceWatch:
             self._mode.__exit__(None, None, None)
         except Exception:  # noqa: BLE001 - already popped by the code
             pass
+        return False
+
+
+class Tripwire:
+    """Records calls to forbidden library functions, whatever name they are reached by.
+
+    Installed at start-up, before any student code exists: every place the
+    library exposes a forbidden function (``F.one_hot``, ``torch._C._nn.one_hot``,
+    ``torch.ops.aten.one_hot``, ``torch.Tensor.softmax``...) gets a thin wrapper,
+    and a forbidden class records its construction. An alias the student makes
+    later is an alias of the wrapper. Calls are recorded only while the grader's
+    check is calling the student's code (as plain nbgrader's tripwire does);
+    otherwise the wrappers just pass through, at the cost of one Python call.
+    """
+
+    def __init__(self, dotted_names):
+        self.active = False
+        self.hits: list[str] = []
+        for dotted in dotted_names:
+            try:
+                self._install(dotted)
+            except Exception:  # noqa: BLE001 - a name this torch does not have
+                pass
+
+    def _record(self, dotted: str) -> None:
+        if self.active:
+            self.hits.append(dotted)
+
+    def _wrap(self, original, dotted: str):
+        record = self._record
+
+        def wrapper(*args, **kwargs):
+            record(dotted)
+            return original(*args, **kwargs)
+
+        for name in ("__module__", "__name__", "__qualname__", "__doc__"):
+            try:
+                setattr(wrapper, name, getattr(original, name))
+            except (AttributeError, TypeError):
+                pass
+        return wrapper
+
+    def _install(self, dotted: str) -> None:
+        owner, attr = resolve_owner(dotted)
+        original = getattr(owner, attr)
+        if isinstance(original, type):  # a class: its construction is the call
+            init = original.__init__
+            record = self._record
+
+            def __init__(self_, *args, **kwargs):
+                record(dotted)
+                return init(self_, *args, **kwargs)
+
+            original.__init__ = __init__
+            return
+        wrapper = self._wrap(original, dotted)
+        holders = [owner, torch, torch.nn.functional, torch.special, torch.Tensor, torch.linalg]
+        for extra in ("_nn", "_VariableFunctions", "_special", "_linalg", "TensorBase"):
+            if hasattr(torch._C, extra):
+                holders.append(getattr(torch._C, extra))
+        for holder in holders:
+            if getattr(holder, attr, None) is original:
+                try:
+                    setattr(holder, attr, wrapper)
+                except (AttributeError, TypeError):
+                    pass
+        # torch.ops.aten.<name> stays as it is (library code reads its overloads, e.g. `.input`):
+        # a direct ATen call is seen by the recorder (recorder.py), which sees every operator
+
+    def __enter__(self):
+        self.hits = []
+        self.active = True
+        return self
+
+    def __exit__(self, *exc):
+        self.active = False
         return False
