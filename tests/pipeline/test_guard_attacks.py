@@ -12,7 +12,7 @@ import torch
 
 from autograder.checking import Check, CheckFailure, expect_tensor
 from autograder.checking.failures import StudentCodeError
-from autograder.isolation import Kernel, Limits, WarmKernel, sandbox_problem
+from autograder.isolation import Kernel, KernelTimeout, Limits, WarmKernel, sandbox_problem, wire
 from autograder.grading.decide import RemoteContext, Session
 from autograder.grading.scan import StudentSource
 
@@ -39,6 +39,21 @@ BASELINE = {  # the same wrong answer every cheat falls back to: no trick, no fo
     "f": "def f(x):\n    return x.exp() / x.exp().sum()\n",
     "g": "def g(q):\n    return (q @ q.transpose(-2, -1)).exp() @ q\n",
 }
+# a student's signal handler that walks the frame it interrupts for the guard's state (guard.py's closure)
+_SIGNAL_THIEF = (
+    "import signal, threading, _imp, importlib.machinery\n_got = {}\n"
+    "def _thief(signum, frame):\n    while frame is not None and 'libs' not in _got:\n"
+    "        state = frame.f_locals.get('state') if frame.f_code.co_filename.endswith('guard.py') else None\n"
+    "        if type(state) is dict and 'libs' in state:\n            _got['libs'] = state['libs']\n"
+    "        frame = frame.f_back\n"
+    "def f(x):\n    install = %s\n    install(signal.SIGALRM, _thief)\n"
+    "    signal.setitimer(signal.ITIMER_REAL, 0.0002, 0.0002)\n"
+    "    try:\n        for _ in range(100000):\n            if 'libs' in _got:\n                break\n"
+    "            compile('1', '<probe>', 'eval')\n"
+    "    finally:\n        signal.setitimer(signal.ITIMER_REAL, 0)\n"
+    "    for libs in _got.get('libs', {}).values():\n        for lib in libs:\n            torch._C._DispatchModule.reset(lib)\n"
+    "    out = {}\n    t = threading.Thread(target=lambda: out.setdefault('v', torch.ops.aten._softmax.default(x, -1, False)))\n"
+    "    t.start(); t.join()\n    return out.get('v', x.exp() / x.exp().sum())\n")
 # name: (check, expected verdict, code). Each cheat would compute the right values if its trick worked.
 ATTACKS = {
     "thread_softmax": (SOFTMAX, "forbidden", (
@@ -129,6 +144,13 @@ ATTACKS = {
         "    def f(x):\n        return x.exp() / x.exp().sum()\n")),
     "tracer_installed": (SOFTMAX, "tampered", (
         "import sys\ndef f(x):\n    sys.settrace(lambda *a: None)\n    return x.exp() / x.exp().sum()\n")),
+    # a handler on a fast timer fires inside the guard's own code (here while it judges a compile event) and is
+    # handed that frame: the guard's closure, whose dispatcher libraries it resets; then the aten operator in
+    # a thread (beside the recorder's modes). The handler itself is refused.
+    "signal_handler_reads_the_guard": (SOFTMAX, "tampered", _SIGNAL_THIEF % "signal.signal"),
+    # the same handler through a second copy of the `_signal` module, made below the import system
+    "signal_handler_from_a_second_signal_module": (SOFTMAX, "tampered", _SIGNAL_THIEF % (
+        "(lambda m: (_imp.exec_builtin(m), m.signal)[1])(_imp.create_builtin(importlib.machinery.ModuleSpec('_signal', None)))")),
 }
 HONEST_EXTRA = {  # honest answers that touch what the guard watches and must keep full marks
     "warns": (SOFTMAX, "import warnings\ndef f(x):\n    warnings.warn('computing a softmax')\n"
@@ -217,6 +239,27 @@ def test_what_the_guard_refuses_inside_a_property_is_tampering(kernel):
     box = ctx.call("make")
     with pytest.raises(CheckFailure, match="not graded|cannot be trusted"):
         ctx.attr(box, "value")
+
+
+def test_a_timed_out_call_keeps_its_guard_records_and_changes_no_later_verdict(kernel):
+    """A call that reaches a refused routine and a refused frame, then runs past its deadline: the grader
+    interrupts it, and what the guard recorded meanwhile comes back with the timeout (``KernelTimeout.guard``),
+    neither lost nor counted against the next request. The timed-out call fails its check as a timeout;
+    the kernel goes on with its guard up and its records in order, so later verdicts are what they would be."""
+    code = ("import sys\ndef stuck(x):\n    for grab in (lambda: torch.softmax(x, -1), lambda: sys._getframe(1)):\n"
+            "        try:\n            grab()\n        except PermissionError:\n            pass\n"
+            "    while True:\n        pass\n")
+    assert kernel.request({"op": "run", "code": "import torch\n" + code, "interactive": False}, 30)["status"] == "ok"
+    call = {"op": "call", "name": "stuck", "args": wire.encode([torch.zeros(3)], torch=torch), "kwargs": wire.encode({}),
+            "forbidden": list(SOFTMAX.forbidden)}
+    with pytest.raises(KernelTimeout) as info:
+        kernel.request(call, 1.0)
+    guard = info.value.guard
+    assert info.value.alive and guard["problems"] == [], guard
+    assert [h.split(" ")[0] for h in guard["hits"]] == ["torch.softmax"], guard
+    assert [r.split(" ")[0] for r in guard["refused"]] == ["sys._getframe"], guard
+    assert _verdict(kernel, SOFTMAX, HONEST["f"]) == "pass"  # nothing of the timed-out call's records in its window
+    assert _verdict(kernel, SOFTMAX, "def f(x):\n    return torch.softmax(x, -1)\n") == "forbidden"
 
 
 def test_a_swapped_reply_pipe_stops_the_kernel():

@@ -32,6 +32,17 @@ What it does:
 
 Only C-level callables captured at install time run inside the hook (student code may rebind
 any module attribute or builtin); it never calls a method of an object the student made.
+
+No student code runs inside the guard's frames. A Python signal handler runs wherever the main
+thread happens to be, the hook included, and is handed that frame without an audit event: a
+student's handler on a timer could read the guard's closure from it (the dispatcher libraries, whose
+reset frees a forbidden routine without a record; the key) or raise in the middle of ``set_up``
+(where a swallowed error would leave a kernel unregistered that the "state" record calls up). So
+handlers come only from the library: ``signal.signal`` with a function, from student code, is
+refused and recorded, as is a second copy of ``_signal`` (``_imp.create_builtin``), CPython raising
+no audit event for either. The runner's own SIGINT handler raises only inside student code, never
+in ``set_up`` (called with the interrupt blocked), and a record is numbered and written with it held
+off, so an interrupt never leaves a gap in the numbering.
 """
 from __future__ import annotations
 
@@ -54,6 +65,7 @@ def install(fd: int, plan: dict, trusted: list, workdir: str, processes: bool = 
     trusted_file, student_on_stack = _context(trusted, workdir)
     set_up = _dispatcher(plan, emit, state)
     handle = _policy(emit, state, set_up, trusted_file, student_on_stack, key, processes)
+    _signal_handlers(_refuse(emit, state), student_on_stack)
     sys.addaudithook(_hook(handle))
 
 
@@ -76,16 +88,29 @@ def _records(fd: int, key: bytes, state: dict):
 
     from _hashlib import hmac_digest
 
+    import _signal
+
     write, fstat, exit_, type_, len_ = os.write, os.fstat, os._exit, type, len
+    sigmask, block, setmask, interrupts = _signal.pthread_sigmask, _signal.SIG_BLOCK, _signal.SIG_SETMASK, {_signal.SIGINT}
     me = fstat(fd)
     pipe_id = (me.st_dev, me.st_ino)
 
     def emit(kind: str, **fields) -> None:
+        # the grader's interrupt (SIGINT, a KeyboardInterrupt in student code) waits until the record is
+        # numbered and written: one landing between the two would leave a gap the grader reads as tampering.
+        # One already caught is handled as the mask is set, before anything changes.
+        held = sigmask(block, interrupts)
+        try:
+            _emit(kind, fields)
+        finally:
+            sigmask(setmask, held)
+
+    def _emit(kind: str, fields: dict) -> None:
         st = fstat(fd)
         if (st.st_dev, st.st_ino) != pipe_id:
             exit_(70)  # the pipe was swapped: nothing the grader reads from here can be trusted
-        state["seq"] += 1
-        parts = [f'"seq":{state["seq"]}', f'"kind":"{kind}"']
+        seq = state["seq"] + 1
+        parts = [f'"seq":{seq}', f'"kind":"{kind}"']
         for name, value in fields.items():
             if type_(value) is int:
                 parts.append(f'"{name}":{value}')
@@ -97,6 +122,7 @@ def _records(fd: int, key: bytes, state: dict):
         mac = hmac_digest(key, body, "sha256").hex() if kind != "key" else "0" * 64
         data = b'{"guard":' + body + b',"mac":"' + mac.encode() + b'"}'
         frame = len_(data).to_bytes(8, "big") + data  # under PIPE_BUF: one atomic write
+        state["seq"] = seq
         while frame:
             frame = frame[write(fd, frame):]
 
@@ -140,6 +166,46 @@ def _refuse(emit, state: dict):
         raise permission_error(f"the grader refuses {what} in a submission ({event}): it reaches into the grading "
                               "machinery, and a correct answer needs none of it")
     return refuse
+
+
+def _signal_handlers(refuse, student_on_stack) -> None:
+    """Python signal handlers only from the library: a handler runs wherever the main thread is when the
+    signal comes, the guard's own code included, and is handed that frame (no audit event says so): a
+    student's handler on a timer could read the guard's closure (its dispatcher libraries, its key) or
+    raise in the middle of a change of its state. CPython raises no audit event for ``signal.signal``,
+    so the function itself is replaced, in ``_signal`` and ``signal``, and so is the one way to a fresh
+    copy of it (``_imp.create_builtin`` making a second ``_signal`` module). SIG_DFL and SIG_IGN stay free."""
+    import _imp
+    import _signal
+    import signal
+    import sys
+
+    getframe, type_, str_ = sys._getframe, type, str
+    plain = (int, type(signal.SIG_DFL))
+    fresh_copy_refused = frozenset({"_signal", "_imp"})
+
+    def guarded(original):
+        def signal_(signalnum, handler):
+            if type_(handler) not in plain and student_on_stack(getframe(1)):
+                refuse("signal.signal", "", "a signal handler (it would run inside the grader's own code)")
+            return original(signalnum, handler)
+        return signal_
+
+    class Spec:  # what create_builtin reads of a spec (its name), read once, here
+        __slots__ = ("name",)
+
+        def __init__(self, name):
+            self.name = name
+
+    original_create = _imp.create_builtin
+
+    def create_builtin(spec):
+        name = spec.name
+        if (type_(name) is not str_ or name in fresh_copy_refused) and student_on_stack(getframe(1)):
+            refuse("_imp.create_builtin", name if type_(name) is str_ else "?", "a second copy of a built-in module")
+        return original_create(Spec(name))
+
+    _signal.signal, signal.signal, _imp.create_builtin = guarded(_signal.signal), guarded(signal.signal), create_builtin
 
 
 def _dispatcher(plan: dict, emit, state: dict):
