@@ -148,6 +148,21 @@ ATTACKS = {
     # handed that frame: the guard's closure, whose dispatcher libraries it resets; then the aten operator in
     # a thread (beside the recorder's modes). The handler itself is refused.
     "signal_handler_reads_the_guard": (SOFTMAX, "tampered", _SIGNAL_THIEF % "signal.signal"),
+    # the collector runs Python (its callbacks, finalizers) wherever an allocation starts a collection, the
+    # guard's set_up after the cell included; a frame comes without an event (logging.currentframe is the
+    # library's, f_back raises none) and leads out to the guard's closure
+    "collector_callback_reads_the_guard": (SOFTMAX, "forbidden", (
+        "import gc, logging, threading\n_got = {}\n"
+        "def _spy(phase, info):\n    frame = logging.currentframe()\n"
+        "    while frame is not None and 'libs' not in _got:\n"
+        "        state = frame.f_locals.get('state') if frame.f_code.co_filename.endswith('guard.py') else None\n"
+        "        if type(state) is dict and 'libs' in state:\n            _got['libs'] = state['libs']\n"
+        "        frame = frame.f_back\n"
+        "gc.callbacks.append(_spy)\ngc.set_threshold(1)\n"
+        "def f(x):\n    gc.set_threshold(700)\n    for libs in _got.get('libs', {}).values():\n        for lib in libs:\n"
+        "            torch._C._DispatchModule.reset(lib)\n"
+        "    out = {}\n    t = threading.Thread(target=lambda: out.setdefault('v', torch.ops.aten._softmax.default(x, -1, False)))\n"
+        "    t.start(); t.join()\n    return out.get('v', x.exp() / x.exp().sum())\n")),
     # the same handler through a second copy of the `_signal` module, made below the import system
     "signal_handler_from_a_second_signal_module": (SOFTMAX, "tampered", _SIGNAL_THIEF % (
         "(lambda m: (_imp.exec_builtin(m), m.signal)[1])(_imp.create_builtin(importlib.machinery.ModuleSpec('_signal', None)))")),

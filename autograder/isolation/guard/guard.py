@@ -42,7 +42,11 @@ handlers come only from the library: ``signal.signal`` with a function, from stu
 refused and recorded, as is a second copy of ``_signal`` (``_imp.create_builtin``), CPython raising
 no audit event for either. The runner's own SIGINT handler raises only inside student code, never
 in ``set_up`` (called with the interrupt blocked), and a record is numbered and written with it held
-off, so an interrupt never leaves a gap in the numbering.
+off, so an interrupt never leaves a gap in the numbering. The collector is off while the guard's
+code runs (``hook``, the refusing kernels, the wrappers above; nothing in them allocates before it
+is turned off): a collection starting in the guard's frames would run the student's finalizers and
+``gc.callbacks`` there, and a frame comes without an audit event (``logging.currentframe()`` is the
+library's; CPython 3.11 audits no ``f_back`` or ``f_locals``) and leads to the guard's closure.
 """
 from __future__ import annotations
 
@@ -177,17 +181,25 @@ def _signal_handlers(refuse, student_on_stack) -> None:
     copy of it (``_imp.create_builtin`` making a second ``_signal`` module). SIG_DFL and SIG_IGN stay free."""
     import _imp
     import _signal
+    import gc
     import signal
     import sys
 
     getframe, type_, str_ = sys._getframe, type, str
+    isenabled, disable, enable = gc.isenabled, gc.disable, gc.enable
     plain = (int, type(signal.SIG_DFL))
     fresh_copy_refused = frozenset({"_signal", "_imp"})
 
     def guarded(original):
         def signal_(signalnum, handler):
-            if type_(handler) not in plain and student_on_stack(getframe(1)):
-                refuse("signal.signal", "", "a signal handler (it would run inside the grader's own code)")
+            collecting = isenabled()
+            disable()  # no collection in the guard's frames (module docstring)
+            try:
+                if type_(handler) not in plain and student_on_stack(getframe(1)):
+                    refuse("signal.signal", "", "a signal handler (it would run inside the grader's own code)")
+            finally:
+                if collecting:
+                    enable()
             return original(signalnum, handler)
         return signal_
 
@@ -198,11 +210,21 @@ def _signal_handlers(refuse, student_on_stack) -> None:
             self.name = name
 
     original_create = _imp.create_builtin
+    spec_type = sys.modules["_frozen_importlib"].ModuleSpec
+    spec_class = spec_type.__dict__
 
     def create_builtin(spec):
-        name = spec.name
-        if (type_(name) is not str_ or name in fresh_copy_refused) and student_on_stack(getframe(1)):
-            refuse("_imp.create_builtin", name if type_(name) is str_ else "?", "a second copy of a built-in module")
+        collecting = isenabled()
+        disable()  # no collection in the guard's frames (module docstring)
+        try:
+            name = None  # the spec's name read only as data: no property or __getattr__ of the student's runs here
+            if type_(spec) is spec_type and "name" not in spec_class and "__getattribute__" not in spec_class and "__getattr__" not in spec_class:
+                name = spec.name
+            if (type_(name) is not str_ or name in fresh_copy_refused) and student_on_stack(getframe(1)):
+                refuse("_imp.create_builtin", name if type_(name) is str_ else "?", "a second copy of a built-in module")
+        finally:
+            if collecting:
+                enable()
         return original_create(Spec(name))
 
     _signal.signal, signal.signal, _imp.create_builtin = guarded(_signal.signal), guarded(signal.signal), create_builtin
@@ -214,15 +236,24 @@ def _dispatcher(plan: dict, emit, state: dict):
 
     import torch
 
+    import gc
+
     library, impl, reset = torch._C._dispatch_library, torch._C._DispatchModule.impl, torch._C._DispatchModule.reset
+    isenabled, disable, enable = gc.isenabled, gc.disable, gc.enable
     type_, str_, sorted_, frozenset_, list_ = type, str, sorted, frozenset, list
     safe_, permission_error, exception = safe, PermissionError, Exception
 
     def operator_kernel(dotted: str, op: str):
         def refused_operator(*args, **kwargs):
-            if state["told"] < 64:
-                state["told"] += 1
-                emit("hit", routine=safe_(dotted), op=safe_(op))
+            collecting = isenabled()
+            disable()  # no collection in the guard's frames (module docstring)
+            try:
+                if state["told"] < 64:
+                    state["told"] += 1
+                    emit("hit", routine=safe_(dotted), op=safe_(op))
+            finally:
+                if collecting:
+                    enable()
             raise permission_error(f"{dotted} is not allowed in this exercise (the grader refused {op}, which computes "
                                   "it): write the computation from basic tensor operations, as the exercise asks")
         return refused_operator
@@ -373,22 +404,31 @@ def _hook(handle):
     known by its code) is not an event to judge."""
     import sys
 
+    import gc
+
     type_, str_, len_ = type, str, len
+    isenabled, disable, enable = gc.isenabled, gc.disable, gc.enable  # no collection in the guard's frames (module docstring)
     frame_type = type(sys._getframe(0))
     handle_code = handle.__code__
     watched, frame_attrs, compiled = WATCHED, FRAME_ATTRS, (".pyc", ".pyo")
 
     def hook(event, args) -> None:
         if type_(event) is not str_ or (event not in watched and not event.startswith("ctypes.")):
-            return
-        if event == "object.__getattr__" and not (len_(args) == 2 and type_(args[1]) is str_ and args[1] in frame_attrs):
-            return  # e.g. a frame's f_code, which the guard itself reads
-        if event == "open" and not (len_(args) >= 2 and type_(args[0]) is str_ and args[0].endswith(compiled)
-                                    and type_(args[1]) is str_ and "r" in args[1] and "+" not in args[1]):
-            return  # every file the kernel opens: only reading a compiled module is judged
-        if event == "sys._getframe" and len_(args) == 1 and type_(args[0]) is frame_type and args[0].f_code is handle_code:
-            return
-        handle(event, args)
+            return  # (nothing above allocates: no collection can start in this frame before the collector is off)
+        collecting = isenabled()
+        disable()
+        try:
+            if event == "object.__getattr__" and not (len_(args) == 2 and type_(args[1]) is str_ and args[1] in frame_attrs):
+                return  # e.g. a frame's f_code, which the guard itself reads
+            if event == "open" and not (len_(args) >= 2 and type_(args[0]) is str_ and args[0].endswith(compiled)
+                                        and type_(args[1]) is str_ and "r" in args[1] and "+" not in args[1]):
+                return  # every file the kernel opens: only reading a compiled module is judged
+            if event == "sys._getframe" and len_(args) == 1 and type_(args[0]) is frame_type and args[0].f_code is handle_code:
+                return
+            handle(event, args)
+        finally:
+            if collecting:
+                enable()
 
     return hook
 
