@@ -163,6 +163,20 @@ ATTACKS = {
         "            torch._C._DispatchModule.reset(lib)\n"
         "    out = {}\n    t = threading.Thread(target=lambda: out.setdefault('v', torch.ops.aten._softmax.default(x, -1, False)))\n"
         "    t.start(); t.join()\n    return out.get('v', x.exp() / x.exp().sum())\n")),
+    # no code of the student's runs in the guard's wrapper of signal.signal either (a number's __index__)
+    "signal_number_reads_the_guard": (SOFTMAX, "forbidden", (
+        "import logging, signal, threading\n_got = {}\n"
+        "class Num:\n    def __index__(self):\n        frame = logging.currentframe()\n"
+        "        while frame is not None and 'libs' not in _got:\n"
+        "            for held in [v for v in frame.f_locals.values() if callable(v)] if frame.f_code.co_filename.endswith('guard.py') else []:\n"
+        "                for cell in getattr(held, '__closure__', None) or ():\n"
+        "                    state = cell.cell_contents\n"
+        "                    if type(state) is dict and 'libs' in state:\n                        _got['libs'] = state['libs']\n"
+        "            frame = frame.f_back\n        return int(signal.SIGUSR1)\n    __int__ = __index__\n"
+        "def f(x):\n    try:\n        signal.signal(Num(), signal.SIG_IGN)\n    except TypeError:\n        pass\n"
+        "    for libs in _got.get('libs', {}).values():\n        for lib in libs:\n            torch._C._DispatchModule.reset(lib)\n"
+        "    out = {}\n    t = threading.Thread(target=lambda: out.setdefault('v', torch.ops.aten._softmax.default(x, -1, False)))\n"
+        "    t.start(); t.join()\n    return out.get('v', x.exp() / x.exp().sum())\n")),
     # the same handler through a second copy of the `_signal` module, made below the import system
     "signal_handler_from_a_second_signal_module": (SOFTMAX, "tampered", _SIGNAL_THIEF % (
         "(lambda m: (_imp.exec_builtin(m), m.signal)[1])(_imp.create_builtin(importlib.machinery.ModuleSpec('_signal', None)))")),

@@ -187,33 +187,34 @@ def _signal_handlers(refuse, student_on_stack) -> None:
     import signal
     import sys
 
-    getframe, type_, str_ = sys._getframe, type, str
+    getframe, type_, str_, int_, type_error = sys._getframe, type, str, int, TypeError
     isenabled, disable, enable = gc.isenabled, gc.disable, gc.enable
-    plain = (int, type(signal.SIG_DFL))
+    numbers, plain = (int, type(signal.SIGINT)), (int, type(signal.SIG_DFL))
     fresh_copy_refused = frozenset({"_signal", "_imp"})
+    c_signal, original_create = _signal.signal, _imp.create_builtin
+    spec_type = sys.modules["_frozen_importlib"].ModuleSpec
+    spec_class = spec_type.__dict__
 
-    def guarded(original):
-        def signal_(signalnum, handler):
-            collecting = isenabled()
-            disable()  # no collection in the guard's frames (module docstring)
-            try:
-                if type_(handler) not in plain and student_on_stack(getframe(1)):
-                    refuse("signal.signal", "", "a signal handler (it would run inside the grader's own code)")
-            finally:
-                if collecting:
-                    enable()
-            return original(signalnum, handler)
-        return signal_
+    def signal_(signalnum, handler):
+        """``signal.signal`` on plain numbers only (``int.__int__``: no ``__index__`` of the student's
+        runs in this frame), the collector off until the frame is left."""
+        collecting = isenabled()
+        disable()  # no collection in the guard's frames (module docstring)
+        try:
+            if type_(handler) not in plain and student_on_stack(getframe(1)):
+                refuse("signal.signal", "", "a signal handler (it would run inside the grader's own code)")
+            if type_(signalnum) not in numbers:
+                raise type_error("signal number must be an int")
+            return c_signal(int_.__int__(signalnum), int_.__int__(handler) if type_(handler) in plain else handler)
+        finally:
+            if collecting:
+                enable()
 
     class Spec:  # what create_builtin reads of a spec (its name), read once, here
         __slots__ = ("name",)
 
         def __init__(self, name):
             self.name = name
-
-    original_create = _imp.create_builtin
-    spec_type = sys.modules["_frozen_importlib"].ModuleSpec
-    spec_class = spec_type.__dict__
 
     def create_builtin(spec):
         collecting = isenabled()
@@ -224,12 +225,13 @@ def _signal_handlers(refuse, student_on_stack) -> None:
                 name = spec.name
             if (type_(name) is not str_ or name in fresh_copy_refused) and student_on_stack(getframe(1)):
                 refuse("_imp.create_builtin", name if type_(name) is str_ else "?", "a second copy of a built-in module")
+            return original_create(Spec(name))
         finally:
             if collecting:
                 enable()
-        return original_create(Spec(name))
 
-    _signal.signal, signal.signal, _imp.create_builtin = guarded(_signal.signal), guarded(signal.signal), create_builtin
+    _signal.signal = signal.signal = signal_
+    _imp.create_builtin = create_builtin
 
 
 def _dispatcher(plan: dict, emit, state: dict):
@@ -248,16 +250,16 @@ def _dispatcher(plan: dict, emit, state: dict):
     def operator_kernel(dotted: str, op: str):
         def refused_operator(*args, **kwargs):
             collecting = isenabled()
-            disable()  # no collection in the guard's frames (module docstring)
+            disable()  # no collection in the guard's frames (module docstring), the raise included
             try:
                 if state["told"] < 64:
                     state["told"] += 1
                     emit("hit", routine=safe_(dotted), op=safe_(op))
+                raise permission_error(f"{dotted} is not allowed in this exercise (the grader refused {op}, which computes "
+                                      "it): write the computation from basic tensor operations, as the exercise asks")
             finally:
                 if collecting:
                     enable()
-            raise permission_error(f"{dotted} is not allowed in this exercise (the grader refused {op}, which computes "
-                                  "it): write the computation from basic tensor operations, as the exercise asks")
         return refused_operator
 
     def set_up(request_id, names) -> None:
