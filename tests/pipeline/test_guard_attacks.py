@@ -177,6 +177,10 @@ ATTACKS = {
         "    for libs in _got.get('libs', {}).values():\n        for lib in libs:\n            torch._C._DispatchModule.reset(lib)\n"
         "    out = {}\n    t = threading.Thread(target=lambda: out.setdefault('v', torch.ops.aten._softmax.default(x, -1, False)))\n"
         "    t.start(); t.join()\n    return out.get('v', x.exp() / x.exp().sum())\n")),
+    # the runner's guard changes skipped (it calls sys.audit by name): the guard stays as the cell left it,
+    # down, with no record saying otherwise, and the grader's own idea of what is up says so
+    "guard_changes_skipped": (SOFTMAX, "tampered", (
+        "import sys\nsys.audit = lambda *a: None\ndef f(x):\n    return torch.softmax(x, -1)\n")),
     # the same handler through a second copy of the `_signal` module, made below the import system
     "signal_handler_from_a_second_signal_module": (SOFTMAX, "tampered", _SIGNAL_THIEF % (
         "(lambda m: (_imp.exec_builtin(m), m.signal)[1])(_imp.create_builtin(importlib.machinery.ModuleSpec('_signal', None)))")),
