@@ -43,10 +43,13 @@ refused and recorded, as is a second copy of ``_signal`` (``_imp.create_builtin`
 no audit event for either. The runner's own SIGINT handler raises only inside student code, never
 in ``set_up`` (called with the interrupt blocked), and a record is numbered and written with it held
 off, so an interrupt never leaves a gap in the numbering. The collector is off while the guard's
-code runs (``hook``, the refusing kernels, the wrappers above; nothing in them allocates before it
-is turned off): a collection starting in the guard's frames would run the student's finalizers and
-``gc.callbacks`` there, and a frame comes without an audit event (``logging.currentframe()`` is the
-library's; CPython 3.11 audits no ``f_back`` or ``f_locals``) and leads to the guard's closure.
+code runs in any thread (``hook``, the refusing kernels, the wrappers above; nothing in them
+allocates before it is turned off; ``_collector``): a collection starting in the guard's frames
+would run the student's finalizers and ``gc.callbacks`` there, and a frame comes without an audit
+event (``logging.currentframe()`` is the library's; CPython 3.11 audits no ``f_back``, ``f_locals``
+or ``__closure__``) and leads to the guard's closure. A thread of the student's calling
+``gc.enable`` meanwhile only changes what the collector goes back to afterwards. Nor does the guard
+read a student value that could run code in its frames (a number's ``__index__``, a spec's property).
 """
 from __future__ import annotations
 
@@ -67,10 +70,11 @@ def install(fd: int, plan: dict, trusted: list, workdir: str, processes: bool = 
     state = {"seq": 0, "up": frozenset(), "libs": {}, "armed": False, "told": 0}
     emit = _records(fd, key, state)
     trusted_file, student_on_stack = _context(trusted, workdir)
-    set_up = _dispatcher(plan, emit, state)
+    collector = _collector()
+    set_up = _dispatcher(plan, emit, state, collector)
     handle = _policy(emit, state, set_up, trusted_file, student_on_stack, key, processes)
-    _signal_handlers(_refuse(emit, state), student_on_stack)
-    sys.addaudithook(_hook(handle))
+    _signal_handlers(_refuse(emit, state), student_on_stack, collector)
+    sys.addaudithook(_hook(handle, collector))
 
 
 def _forbid_exec(program: bytes) -> None:
@@ -174,7 +178,44 @@ def _refuse(emit, state: dict):
     return refuse
 
 
-def _signal_handlers(refuse, student_on_stack) -> None:
+def _collector():
+    """``(off, back)``: the collector off from the first of the guard's frames to the last, in any
+    thread, and then as it was. ``gc.enable`` and ``gc.disable`` are replaced for everyone else: while
+    the guard's code runs they only change what the collector goes back to (a thread of the student's
+    turning it on would let a collection, and its finalizers and callbacks, start in a guard frame)."""
+    import gc
+
+    isenabled, disable, enable = gc.isenabled, gc.disable, gc.enable
+    held = {"depth": 0, "was": False}
+
+    def off() -> None:  # nothing allocates before disable(): no collection starts in this frame
+        if held["depth"] == 0:
+            held["was"] = isenabled()
+            disable()
+        held["depth"] += 1
+
+    def back() -> None:
+        held["depth"] -= 1
+        if held["depth"] == 0 and held["was"]:
+            enable()
+
+    def enable_() -> None:
+        if held["depth"]:
+            held["was"] = True
+        else:
+            enable()
+
+    def disable_() -> None:
+        if held["depth"]:
+            held["was"] = False
+        else:
+            disable()
+
+    gc.enable, gc.disable = enable_, disable_
+    return off, back
+
+
+def _signal_handlers(refuse, student_on_stack, collector) -> None:
     """Python signal handlers only from the library: a handler runs wherever the main thread is when the
     signal comes, the guard's own code included, and is handed that frame (no audit event says so): a
     student's handler on a timer could read the guard's closure (its dispatcher libraries, its key) or
@@ -183,14 +224,13 @@ def _signal_handlers(refuse, student_on_stack) -> None:
     copy of it (``_imp.create_builtin`` making a second ``_signal`` module). SIG_DFL and SIG_IGN stay free."""
     import _imp
     import _signal
-    import gc
     import signal
     import sys
 
     getframe, type_, str_, int_, type_error = sys._getframe, type, str, int, TypeError
-    isenabled, disable, enable = gc.isenabled, gc.disable, gc.enable
+    off, back = collector
     numbers, plain = (int, type(signal.SIGINT)), (int, type(signal.SIG_DFL))
-    fresh_copy_refused = frozenset({"_signal", "_imp"})
+    fresh_copy_refused = frozenset({"_signal", "_imp", "gc"})
     c_signal, original_create = _signal.signal, _imp.create_builtin
     spec_type = sys.modules["_frozen_importlib"].ModuleSpec
     spec_class = spec_type.__dict__
@@ -198,8 +238,7 @@ def _signal_handlers(refuse, student_on_stack) -> None:
     def signal_(signalnum, handler):
         """``signal.signal`` on plain numbers only (``int.__int__``: no ``__index__`` of the student's
         runs in this frame), the collector off until the frame is left."""
-        collecting = isenabled()
-        disable()  # no collection in the guard's frames (module docstring)
+        off()  # no collection in the guard's frames (module docstring)
         try:
             if type_(handler) not in plain and student_on_stack(getframe(1)):
                 refuse("signal.signal", "", "a signal handler (it would run inside the grader's own code)")
@@ -207,8 +246,7 @@ def _signal_handlers(refuse, student_on_stack) -> None:
                 raise type_error("signal number must be an int")
             return c_signal(int_.__int__(signalnum), int_.__int__(handler) if type_(handler) in plain else handler)
         finally:
-            if collecting:
-                enable()
+            back()
 
     class Spec:  # what create_builtin reads of a spec (its name), read once, here
         __slots__ = ("name",)
@@ -217,8 +255,7 @@ def _signal_handlers(refuse, student_on_stack) -> None:
             self.name = name
 
     def create_builtin(spec):
-        collecting = isenabled()
-        disable()  # no collection in the guard's frames (module docstring)
+        off()  # no collection in the guard's frames (module docstring)
         try:
             name = None  # the spec's name read only as data: no property or __getattr__ of the student's runs here
             if type_(spec) is spec_type and "name" not in spec_class and "__getattribute__" not in spec_class and "__getattr__" not in spec_class:
@@ -227,30 +264,26 @@ def _signal_handlers(refuse, student_on_stack) -> None:
                 refuse("_imp.create_builtin", name if type_(name) is str_ else "?", "a second copy of a built-in module")
             return original_create(Spec(name))
         finally:
-            if collecting:
-                enable()
+            back()
 
     _signal.signal = signal.signal = signal_
     _imp.create_builtin = create_builtin
 
 
-def _dispatcher(plan: dict, emit, state: dict):
+def _dispatcher(plan: dict, emit, state: dict, collector):
     """``set_up(request_id, names)``: the refusing kernels for exactly ``names``, acknowledged."""
     import warnings
 
     import torch
 
-    import gc
-
     library, impl, reset = torch._C._dispatch_library, torch._C._DispatchModule.impl, torch._C._DispatchModule.reset
-    isenabled, disable, enable = gc.isenabled, gc.disable, gc.enable
+    off, back = collector
     type_, str_, sorted_, frozenset_, list_ = type, str, sorted, frozenset, list
     safe_, permission_error, exception = safe, PermissionError, Exception
 
     def operator_kernel(dotted: str, op: str):
         def refused_operator(*args, **kwargs):
-            collecting = isenabled()
-            disable()  # no collection in the guard's frames (module docstring), the raise included
+            off()  # no collection in the guard's frames (module docstring), the raise included
             try:
                 if state["told"] < 64:
                     state["told"] += 1
@@ -258,8 +291,7 @@ def _dispatcher(plan: dict, emit, state: dict):
                 raise permission_error(f"{dotted} is not allowed in this exercise (the grader refused {op}, which computes "
                                       "it): write the computation from basic tensor operations, as the exercise asks")
             finally:
-                if collecting:
-                    enable()
+                back()
         return refused_operator
 
     def set_up(request_id, names) -> None:
@@ -402,16 +434,14 @@ def _policy(emit, state, set_up, trusted_file, student_on_stack, key: bytes, pro
     return handle
 
 
-def _hook(handle):
+def _hook(handle, collector):
     """The audit hook: a fast pass for the events the guard does not watch (reading a frame's
     ``f_code`` is an event too); its own frame lookup (``sys._getframe(0)`` from ``handle``,
     known by its code) is not an event to judge."""
     import sys
 
-    import gc
-
     type_, str_, len_ = type, str, len
-    isenabled, disable, enable = gc.isenabled, gc.disable, gc.enable  # no collection in the guard's frames (module docstring)
+    off, back = collector  # no collection in the guard's frames (module docstring)
     frame_type = type(sys._getframe(0))
     handle_code = handle.__code__
     watched, frame_attrs, compiled = WATCHED, FRAME_ATTRS, (".pyc", ".pyo")
@@ -419,8 +449,7 @@ def _hook(handle):
     def hook(event, args) -> None:
         if type_(event) is not str_ or (event not in watched and not event.startswith("ctypes.")):
             return  # (nothing above allocates: no collection can start in this frame before the collector is off)
-        collecting = isenabled()
-        disable()
+        off()
         try:
             if event == "object.__getattr__" and not (len_(args) == 2 and type_(args[1]) is str_ and args[1] in frame_attrs):
                 return  # e.g. a frame's f_code, which the guard itself reads
@@ -431,8 +460,7 @@ def _hook(handle):
                 return
             handle(event, args)
         finally:
-            if collecting:
-                enable()
+            back()
 
     return hook
 
