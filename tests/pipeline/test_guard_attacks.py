@@ -199,6 +199,33 @@ ATTACKS = {
         "            torch._C._DispatchModule.reset(lib)\n"
         "    out = {}\n    t = threading.Thread(target=lambda: out.setdefault('v', torch.ops.aten._softmax.default(x, -1, False)))\n"
         "    t.start(); t.join()\n    return out.get('v', x.exp() / x.exp().sum())\n")),
+    # a profile function for new threads (threading.setprofile: the thread's own bootstrap sets it, with no
+    # student code on its stack) sees every Python frame the thread runs: here the guard's signal.signal
+    "profile_hook_in_a_thread": (SOFTMAX, "forbidden", (
+        "import signal, threading\n_got = {}\n"
+        "def _spy(frame, event, arg):\n    if 'libs' in _got or not frame.f_code.co_filename.endswith('guard.py'):\n        return\n"
+        "    for held in [v for v in frame.f_locals.values() if callable(v)]:\n"
+        "        for cell in getattr(held, '__closure__', None) or ():\n"
+        "            state = cell.cell_contents\n"
+        "            if type(state) is dict and 'libs' in state:\n                _got['libs'] = state['libs']\n"
+        "threading.setprofile(_spy)\n"
+        "t = threading.Thread(target=lambda: signal.signal(signal.SIGUSR1, signal.SIG_IGN))\nt.start(); t.join()\n"
+        "threading.setprofile(None)\n"
+        "def f(x):\n    for libs in _got.get('libs', {}).values():\n        for lib in libs:\n"
+        "            torch._C._DispatchModule.reset(lib)\n"
+        "    out = {}\n    t = threading.Thread(target=lambda: out.setdefault('v', torch.ops.aten._softmax.default(x, -1, False)))\n"
+        "    t.start(); t.join()\n    return out.get('v', x.exp() / x.exp().sum())\n")),
+    # a refusal's traceback holds the guard's frames (the hook's, handle's): a library reader of tracebacks
+    # (bdb's get_stack, asked in a cell, where a refusal decides nothing) hands them out
+    "refusal_traceback_read_by_a_library": (SOFTMAX, "forbidden", (
+        "import sys, bdb\n_got = {}\ntry:\n    sys._getframe(1)\nexcept PermissionError as e:\n    _tb = e.__traceback__\n"
+        "try:\n    for frame, _ in bdb.Bdb().get_stack(None, _tb)[0]:\n        state = frame.f_locals.get('state')\n"
+        "        if type(state) is dict and 'libs' in state:\n            _got['libs'] = state['libs']\nexcept PermissionError:\n    pass\n"
+        "import threading\n"
+        "def f(x):\n    for libs in _got.get('libs', {}).values():\n        for lib in libs:\n"
+        "            torch._C._DispatchModule.reset(lib)\n"
+        "    out = {}\n    t = threading.Thread(target=lambda: out.setdefault('v', torch.ops.aten._softmax.default(x, -1, False)))\n"
+        "    t.start(); t.join()\n    return out.get('v', x.exp() / x.exp().sum())\n")),
     # the same handler through a second copy of the `_signal` module, made below the import system
     "signal_handler_from_a_second_signal_module": (SOFTMAX, "tampered", _SIGNAL_THIEF % (
         "(lambda m: (_imp.exec_builtin(m), m.signal)[1])(_imp.create_builtin(importlib.machinery.ModuleSpec('_signal', None)))")),

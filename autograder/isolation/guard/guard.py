@@ -50,6 +50,12 @@ event (``logging.currentframe()`` is the library's; CPython 3.11 audits no ``f_b
 or ``__closure__``) and leads to the guard's closure. A thread of the student's calling
 ``gc.enable`` meanwhile only changes what the collector goes back to afterwards. Nor does the guard
 read a student value that could run code in its frames (a number's ``__index__``, a spec's property).
+Trace and profile functions are refused whoever sets them (``threading.setprofile``'s is set by the
+new thread's own bootstrap, with no student code on its stack): they see the guard's frames that run
+outside the hook (the refusing kernels, the wrappers), which CPython does not hide from them. And a
+refusal's traceback holds the guard's frames: one read from a traceback by a library (bdb, IPython,
+the runner's traceback text; the student's own reads are refused) is handed out, with any guard frame
+it leads back to, with its locals and closure cleared.
 """
 from __future__ import annotations
 
@@ -331,7 +337,18 @@ def _dispatcher(plan: dict, emit, state: dict, collector):
     return set_up
 
 
+def _traceback():
+    try:
+        raise ValueError
+    except ValueError as exc:
+        return exc.__traceback__
+
+
 FRAME_EVENTS = frozenset({"sys._getframe", "sys._getframemodulename"})
+# refused whoever sets them (a thread's bootstrap sets threading.setprofile's function with no student code on
+# its stack): a trace or profile function is handed every frame the guard runs outside its hook, where
+# CPython does not trace (the refusing kernels, the wrappers of signal.signal and gc.enable)
+TRACING = frozenset({"sys.settrace", "sys.setprofile"})
 FRAME_ATTRS = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_back"})
 # standard modules whose functions hand their caller a frame (the library's other readers of frames keep them)
 FRAME_GIVERS = ("/inspect.py", "/traceback.py")
@@ -376,6 +393,8 @@ def _policy(emit, state, set_up, trusted_file, student_on_stack, key: bytes, pro
     ctypes_prefix = "ctypes." if processes else "\0"
     code_modules, safe_builtins, no_import = CODE_MODULES, SAFE_BUILTINS, NO_IMPORT
     processes, what_is = PROCESSES, tuple(WHAT.items())
+    own_file, traceback_type, tracing = _policy.__code__.co_filename, type(_traceback()), TRACING
+    clear, runtime_error = type(getframe(0)).clear, RuntimeError
 
     def handle(event: str, args) -> None:
         caller = getframe(0).f_back.f_back  # handle <- hook <- the code that raised the event
@@ -397,6 +416,20 @@ def _policy(emit, state, set_up, trusted_file, student_on_stack, key: bytes, pro
                 asker = asker.f_back  # inspect.currentframe(), traceback.walk_stack(): asked for by their caller
             if asker is not None and not trusted_file(asker.f_code.co_filename):
                 refuse(event, name or "", "reading the interpreter's frames")
+            if name == "tb_frame" and caller is not None and caller.f_code.co_filename != own_file and type_(args[0]) is traceback_type:
+                frame = args[0].tb_frame  # (read here by the guard: an event it lets pass)
+                # a frame from a traceback, asked for by a library (bdb, IPython, the runner's traceback text): the
+                # guard frames it is or leads back to (a refusal's, or an interrupt's raised in the guard's code,
+                # whose handler frame leads to it) are handed out with their locals and closure cleared
+                while frame is not None:
+                    if frame.f_code.co_filename == own_file:
+                        try:
+                            clear(frame)
+                        except runtime_error:  # still running
+                            refuse(event, "the guard's frame", "reading the grader's own frames")
+                    frame = frame.f_back
+        elif event in tracing:  # whoever calls: a trace or profile function sees the guard's frames outside the hook
+            refuse(event, "", "tracing")
         elif event.startswith(ctypes_prefix) or event in always:
             if student_on_stack(caller):
                 what = "starting a process" if event in processes else next((w for k, w in what_is if event.startswith(k)), "this")
