@@ -12,7 +12,7 @@ import torch
 
 from autograder.checking import Check, CheckFailure, expect_tensor, expect_unchanged
 from autograder.checking.failures import StudentCodeError
-from autograder.isolation import Kernel, Limits, WarmKernel, sandbox_problem
+from autograder.isolation import Kernel, KernelTimeout, Limits, WarmKernel, sandbox_problem, wire
 from autograder.grading.decide import RemoteContext, Session
 from autograder.grading.scan import StudentSource
 
@@ -53,6 +53,21 @@ BASELINE = {  # the same wrong answer every cheat falls back to: no trick, no fo
 # and no name the static scan lists: scan.tampering_in finds nothing in it)
 _RUNNER_GLOBALS = ("import pydoc\n"
                    "g = pydoc.locate('.'.join(['__main__', 'get_ipython', '__self__', '__class__', 'enable_gui', '__' + 'globals__']))\n")
+# a student's signal handler that walks the frame it interrupts for the guard's state (guard.py's closure)
+_SIGNAL_THIEF = (
+    "import signal, threading, _imp, importlib.machinery\n_got = {}\n"
+    "def _thief(signum, frame):\n    while frame is not None and 'libs' not in _got:\n"
+    "        state = frame.f_locals.get('state') if frame.f_code.co_filename.endswith('guard.py') else None\n"
+    "        if type(state) is dict and 'libs' in state:\n            _got['libs'] = state['libs']\n"
+    "        frame = frame.f_back\n"
+    "def f(x):\n    install = %s\n    install(signal.SIGALRM, _thief)\n"
+    "    signal.setitimer(signal.ITIMER_REAL, 0.0002, 0.0002)\n"
+    "    try:\n        for _ in range(100000):\n            if 'libs' in _got:\n                break\n"
+    "            compile('1', '<probe>', 'eval')\n"
+    "    finally:\n        signal.setitimer(signal.ITIMER_REAL, 0)\n"
+    "    for libs in _got.get('libs', {}).values():\n        for lib in libs:\n            torch._C._DispatchModule.reset(lib)\n"
+    "    out = {}\n    t = threading.Thread(target=lambda: out.setdefault('v', torch.ops.aten._softmax.default(x, -1, False)))\n"
+    "    t.start(); t.join()\n    return out.get('v', x.exp() / x.exp().sum())\n")
 # name: (check, expected verdict, code). Each cheat would compute the right values if its trick worked.
 ATTACKS = {
     "thread_softmax": (SOFTMAX, "forbidden", (
@@ -162,6 +177,91 @@ ATTACKS = {
         "        t.start(); t.join()\n    return K.mul_(2)\n")),
     "tracer_installed": (SOFTMAX, "tampered", (
         "import sys\ndef f(x):\n    sys.settrace(lambda *a: None)\n    return x.exp() / x.exp().sum()\n")),
+    # a handler on a fast timer fires inside the guard's own code (here while it judges a compile event) and is
+    # handed that frame: the guard's closure, whose dispatcher libraries it resets; then the aten operator in
+    # a thread (beside the recorder's modes). The handler itself is refused.
+    "signal_handler_reads_the_guard": (SOFTMAX, "tampered", _SIGNAL_THIEF % "signal.signal"),
+    # the collector runs Python (its callbacks, finalizers) wherever an allocation starts a collection, the
+    # guard's set_up after the cell included; a frame comes without an event (logging.currentframe is the
+    # library's, f_back raises none) and leads out to the guard's closure
+    "collector_callback_reads_the_guard": (SOFTMAX, "forbidden", (
+        "import gc, logging, threading\n_got = {}\n"
+        "def _spy(phase, info):\n    frame = logging.currentframe()\n"
+        "    while frame is not None and 'libs' not in _got:\n"
+        "        state = frame.f_locals.get('state') if frame.f_code.co_filename.endswith('guard.py') else None\n"
+        "        if type(state) is dict and 'libs' in state:\n            _got['libs'] = state['libs']\n"
+        "        frame = frame.f_back\n"
+        "gc.callbacks.append(_spy)\ngc.set_threshold(1)\n"
+        "def f(x):\n    gc.set_threshold(700)\n    for libs in _got.get('libs', {}).values():\n        for lib in libs:\n"
+        "            torch._C._DispatchModule.reset(lib)\n"
+        "    out = {}\n    t = threading.Thread(target=lambda: out.setdefault('v', torch.ops.aten._softmax.default(x, -1, False)))\n"
+        "    t.start(); t.join()\n    return out.get('v', x.exp() / x.exp().sum())\n")),
+    # no code of the student's runs in the guard's wrapper of signal.signal either (a number's __index__)
+    "signal_number_reads_the_guard": (SOFTMAX, "forbidden", (
+        "import logging, signal, threading\n_got = {}\n"
+        "class Num:\n    def __index__(self):\n        frame = logging.currentframe()\n"
+        "        while frame is not None and 'libs' not in _got:\n"
+        "            for held in [v for v in frame.f_locals.values() if callable(v)] if frame.f_code.co_filename.endswith('guard.py') else []:\n"
+        "                for cell in getattr(held, '__closure__', None) or ():\n"
+        "                    state = cell.cell_contents\n"
+        "                    if type(state) is dict and 'libs' in state:\n                        _got['libs'] = state['libs']\n"
+        "            frame = frame.f_back\n        return int(signal.SIGUSR1)\n    __int__ = __index__\n"
+        "def f(x):\n    try:\n        signal.signal(Num(), signal.SIG_IGN)\n    except TypeError:\n        pass\n"
+        "    for libs in _got.get('libs', {}).values():\n        for lib in libs:\n            torch._C._DispatchModule.reset(lib)\n"
+        "    out = {}\n    t = threading.Thread(target=lambda: out.setdefault('v', torch.ops.aten._softmax.default(x, -1, False)))\n"
+        "    t.start(); t.join()\n    return out.get('v', x.exp() / x.exp().sum())\n")),
+    # the runner's guard changes skipped (it calls sys.audit by name): the guard stays as the cell left it,
+    # down, with no record saying otherwise, and the grader's own idea of what is up says so
+    "guard_changes_skipped": (SOFTMAX, "tampered", (
+        "import sys\nsys.audit = lambda *a: None\ndef f(x):\n    return torch.softmax(x, -1)\n")),
+    # the collector turned back on by a thread of the student's while the guard's code runs in the main thread
+    # (a switch at nearly every call), the spy as above
+    "collector_turned_on_from_a_thread": (SOFTMAX, "forbidden", (
+        "import gc, logging, sys, threading, time\n_got = {}\n"
+        "def _spy(phase, info):\n    frame = logging.currentframe()\n"
+        "    while frame is not None and 'libs' not in _got:\n"
+        "        state = frame.f_locals.get('state') if frame.f_code.co_filename.endswith('guard.py') else None\n"
+        "        if type(state) is dict and 'libs' in state:\n            _got['libs'] = state['libs']\n"
+        "        frame = frame.f_back\n"
+        "def _on():\n    while 'libs' not in _got and not _got.get('stop'):\n        try:\n            gc.enable()\n"
+        "        except Exception:\n            pass\n"
+        "gc.callbacks.append(_spy)\ngc.set_threshold(1)\nsys.setswitchinterval(1e-6)\n"
+        "threading.Thread(target=_on, daemon=True).start()\n"
+        "def f(x):\n    _got['stop'] = True\n    gc.set_threshold(700)\n    sys.setswitchinterval(0.005)\n"
+        "    for libs in _got.get('libs', {}).values():\n        for lib in libs:\n"
+        "            torch._C._DispatchModule.reset(lib)\n"
+        "    out = {}\n    t = threading.Thread(target=lambda: out.setdefault('v', torch.ops.aten._softmax.default(x, -1, False)))\n"
+        "    t.start(); t.join()\n    return out.get('v', x.exp() / x.exp().sum())\n")),
+    # a profile function for new threads (threading.setprofile: the thread's own bootstrap sets it, with no
+    # student code on its stack) sees every Python frame the thread runs: here the guard's signal.signal
+    "profile_hook_in_a_thread": (SOFTMAX, "forbidden", (
+        "import signal, threading\n_got = {}\n"
+        "def _spy(frame, event, arg):\n    if 'libs' in _got or not frame.f_code.co_filename.endswith('guard.py'):\n        return\n"
+        "    for held in [v for v in frame.f_locals.values() if callable(v)]:\n"
+        "        for cell in getattr(held, '__closure__', None) or ():\n"
+        "            state = cell.cell_contents\n"
+        "            if type(state) is dict and 'libs' in state:\n                _got['libs'] = state['libs']\n"
+        "threading.setprofile(_spy)\n"
+        "t = threading.Thread(target=lambda: signal.signal(signal.SIGUSR1, signal.SIG_IGN))\nt.start(); t.join()\n"
+        "threading.setprofile(None)\n"
+        "def f(x):\n    for libs in _got.get('libs', {}).values():\n        for lib in libs:\n"
+        "            torch._C._DispatchModule.reset(lib)\n"
+        "    out = {}\n    t = threading.Thread(target=lambda: out.setdefault('v', torch.ops.aten._softmax.default(x, -1, False)))\n"
+        "    t.start(); t.join()\n    return out.get('v', x.exp() / x.exp().sum())\n")),
+    # a refusal's traceback holds the guard's frames (the hook's, handle's): a library reader of tracebacks
+    # (bdb's get_stack, asked in a cell, where a refusal decides nothing) hands them out
+    "refusal_traceback_read_by_a_library": (SOFTMAX, "forbidden", (
+        "import sys, bdb\n_got = {}\ntry:\n    sys._getframe(1)\nexcept PermissionError as e:\n    _tb = e.__traceback__\n"
+        "try:\n    for frame, _ in bdb.Bdb().get_stack(None, _tb)[0]:\n        state = frame.f_locals.get('state')\n"
+        "        if type(state) is dict and 'libs' in state:\n            _got['libs'] = state['libs']\nexcept PermissionError:\n    pass\n"
+        "import threading\n"
+        "def f(x):\n    for libs in _got.get('libs', {}).values():\n        for lib in libs:\n"
+        "            torch._C._DispatchModule.reset(lib)\n"
+        "    out = {}\n    t = threading.Thread(target=lambda: out.setdefault('v', torch.ops.aten._softmax.default(x, -1, False)))\n"
+        "    t.start(); t.join()\n    return out.get('v', x.exp() / x.exp().sum())\n")),
+    # the same handler through a second copy of the `_signal` module, made below the import system
+    "signal_handler_from_a_second_signal_module": (SOFTMAX, "tampered", _SIGNAL_THIEF % (
+        "(lambda m: (_imp.exec_builtin(m), m.signal)[1])(_imp.create_builtin(importlib.machinery.ModuleSpec('_signal', None)))")),
 }
 HONEST_EXTRA = {  # honest answers that touch what the guard watches and must keep full marks
     "warns": (SOFTMAX, "import warnings\ndef f(x):\n    warnings.warn('computing a softmax')\n"
@@ -250,6 +350,27 @@ def test_what_the_guard_refuses_inside_a_property_is_tampering(kernel):
     box = ctx.call("make")
     with pytest.raises(CheckFailure, match="not graded|cannot be trusted"):
         ctx.attr(box, "value")
+
+
+def test_a_timed_out_call_keeps_its_guard_records_and_changes_no_later_verdict(kernel):
+    """A call that reaches a refused routine and a refused frame, then runs past its deadline: the grader
+    interrupts it, and what the guard recorded meanwhile comes back with the timeout (``KernelTimeout.guard``),
+    neither lost nor counted against the next request. The timed-out call fails its check as a timeout;
+    the kernel goes on with its guard up and its records in order, so later verdicts are what they would be."""
+    code = ("import sys\ndef stuck(x):\n    for grab in (lambda: torch.softmax(x, -1), lambda: sys._getframe(1)):\n"
+            "        try:\n            grab()\n        except PermissionError:\n            pass\n"
+            "    while True:\n        pass\n")
+    assert kernel.request({"op": "run", "code": "import torch\n" + code, "interactive": False}, 30)["status"] == "ok"
+    call = {"op": "call", "name": "stuck", "args": wire.encode([torch.zeros(3)], torch=torch), "kwargs": wire.encode({}),
+            "forbidden": list(SOFTMAX.forbidden)}
+    with pytest.raises(KernelTimeout) as info:
+        kernel.request(call, 1.0)
+    guard = info.value.guard
+    assert info.value.alive and guard["problems"] == [], guard
+    assert [h.split(" ")[0] for h in guard["hits"]] == ["torch.softmax"], guard
+    assert [r.split(" ")[0] for r in guard["refused"]] == ["sys._getframe"], guard
+    assert _verdict(kernel, SOFTMAX, HONEST["f"]) == "pass"  # nothing of the timed-out call's records in its window
+    assert _verdict(kernel, SOFTMAX, "def f(x):\n    return torch.softmax(x, -1)\n") == "forbidden"
 
 
 def test_a_swapped_reply_pipe_stops_the_kernel():

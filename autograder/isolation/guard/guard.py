@@ -46,6 +46,30 @@ What it does:
 
 Only C-level callables captured at install time run inside the hook (student code may rebind
 any module attribute or builtin); it never calls a method of an object the student made.
+
+No student code runs inside the guard's frames. A Python signal handler runs wherever the main
+thread happens to be, the hook included, and is handed that frame without an audit event: a
+student's handler on a timer could read the guard's closure from it (the dispatcher libraries, whose
+reset frees a forbidden routine without a record; the key) or raise in the middle of ``set_up``
+(where a swallowed error would leave a kernel unregistered that the "state" record calls up). So
+handlers come only from the library: ``signal.signal`` with a function, from student code, is
+refused and recorded, as is a second copy of ``_signal`` (``_imp.create_builtin``), CPython raising
+no audit event for either. The runner's own SIGINT handler raises only inside student code, never
+in ``set_up`` (called with the interrupt blocked), and a record is numbered and written with it held
+off, so an interrupt never leaves a gap in the numbering. The collector is off while the guard's
+code runs in any thread (``hook``, the refusing kernels, the wrappers above; nothing in them
+allocates before it is turned off; ``_collector``): a collection starting in the guard's frames
+would run the student's finalizers and ``gc.callbacks`` there, and a frame comes without an audit
+event (``logging.currentframe()`` is the library's; CPython 3.11 audits no ``f_back``, ``f_locals``
+or ``__closure__``) and leads to the guard's closure. A thread of the student's calling
+``gc.enable`` meanwhile only changes what the collector goes back to afterwards. Nor does the guard
+read a student value that could run code in its frames (a number's ``__index__``, a spec's property).
+Trace and profile functions are refused whoever sets them (``threading.setprofile``'s is set by the
+new thread's own bootstrap, with no student code on its stack): they see the guard's frames that run
+outside the hook (the refusing kernels, the wrappers), which CPython does not hide from them. And a
+refusal's traceback holds the guard's frames: one read from a traceback by a library (bdb, IPython,
+the runner's traceback text; the student's own reads are refused) is handed out, with any guard frame
+it leads back to, with its locals and closure cleared.
 """
 from __future__ import annotations
 
@@ -68,11 +92,13 @@ def install(fd: int, plan: dict, trusted: list, workdir: str, processes: bool = 
     state = {"seq": 0, "up": frozenset(), "libs": {}, "armed": False, "told": 0}
     emit = _records(fd, key, state)
     trusted_file, student_on_stack = _context(trusted, workdir)
-    set_up = _dispatcher(plan, emit, state)
+    collector = _collector()
+    set_up = _dispatcher(plan, emit, state, collector)
     devices = _devices(emit, state, student_on_stack, watch_class)
     state["arguments"] = _arguments(emit)
     handle = _policy(emit, state, set_up, trusted_file, student_on_stack, key, processes, devices)
-    sys.addaudithook(_hook(handle))
+    _signal_handlers(_refuse(emit, state), student_on_stack, collector)
+    sys.addaudithook(_hook(handle, collector))
 
 
 def _forbid_exec(program: bytes) -> None:
@@ -94,16 +120,31 @@ def _records(fd: int, key: bytes, state: dict):
 
     from _hashlib import hmac_digest
 
+    import _signal
+
     write, fstat, exit_, type_, len_ = os.write, os.fstat, os._exit, type, len
+    sigmask, block, setmask, interrupts = _signal.pthread_sigmask, _signal.SIG_BLOCK, _signal.SIG_SETMASK, {_signal.SIGINT}
     me = fstat(fd)
     pipe_id = (me.st_dev, me.st_ino)
 
     def emit(kind: str, **fields) -> None:
+        # the grader's interrupt (SIGINT, a KeyboardInterrupt in student code) waits until the record is
+        # numbered and written: one landing between the two would leave a gap the grader reads as tampering.
+        # One already caught is handled after the first call below, before anything changes; from the
+        # second on, the finally clause puts the mask back whatever happens.
+        held = sigmask(block, ())
+        try:
+            sigmask(block, interrupts)
+            _emit(kind, fields)
+        finally:
+            sigmask(setmask, held)
+
+    def _emit(kind: str, fields: dict) -> None:
         st = fstat(fd)
         if (st.st_dev, st.st_ino) != pipe_id:
             exit_(70)  # the pipe was swapped: nothing the grader reads from here can be trusted
-        state["seq"] += 1
-        parts = [f'"seq":{state["seq"]}', f'"kind":"{kind}"']
+        seq = state["seq"] + 1
+        parts = [f'"seq":{seq}', f'"kind":"{kind}"']
         for name, value in fields.items():
             if type_(value) is int:
                 parts.append(f'"{name}":{value}')
@@ -115,6 +156,7 @@ def _records(fd: int, key: bytes, state: dict):
         mac = hmac_digest(key, body, "sha256").hex() if kind != "key" else "0" * 64
         data = b'{"guard":' + body + b',"mac":"' + mac.encode() + b'"}'
         frame = len_(data).to_bytes(8, "big") + data  # under PIPE_BUF: one atomic write
+        state["seq"] = seq
         while frame:
             frame = frame[write(fd, frame):]
 
@@ -160,23 +202,120 @@ def _refuse(emit, state: dict):
     return refuse
 
 
-def _dispatcher(plan: dict, emit, state: dict):
+def _collector():
+    """``(off, back)``: the collector off from the first of the guard's frames to the last, in any
+    thread, and then as it was. ``gc.enable`` and ``gc.disable`` are replaced for everyone else: while
+    the guard's code runs they only change what the collector goes back to (a thread of the student's
+    turning it on would let a collection, and its finalizers and callbacks, start in a guard frame)."""
+    import gc
+
+    isenabled, disable, enable = gc.isenabled, gc.disable, gc.enable
+    held = {"depth": 0, "was": False}
+
+    def off() -> None:  # nothing allocates before disable(): no collection starts in this frame
+        if held["depth"] == 0:
+            held["was"] = isenabled()
+            disable()
+        held["depth"] += 1
+
+    def back() -> None:
+        held["depth"] -= 1
+        if held["depth"] == 0 and held["was"]:
+            enable()
+
+    def enable_() -> None:
+        if held["depth"]:
+            held["was"] = True
+        else:
+            enable()
+
+    def disable_() -> None:
+        if held["depth"]:
+            held["was"] = False
+        else:
+            disable()
+
+    gc.enable, gc.disable = enable_, disable_
+    return off, back
+
+
+def _signal_handlers(refuse, student_on_stack, collector) -> None:
+    """Python signal handlers only from the library: a handler runs wherever the main thread is when the
+    signal comes, the guard's own code included, and is handed that frame (no audit event says so): a
+    student's handler on a timer could read the guard's closure (its dispatcher libraries, its key) or
+    raise in the middle of a change of its state. CPython raises no audit event for ``signal.signal``,
+    so the function itself is replaced, in ``_signal`` and ``signal``, and so is the one way to a fresh
+    copy of it (``_imp.create_builtin`` making a second ``_signal`` module). SIG_DFL and SIG_IGN stay free."""
+    import _imp
+    import _signal
+    import signal
+    import sys
+
+    getframe, type_, str_, int_, type_error = sys._getframe, type, str, int, TypeError
+    off, back = collector
+    numbers, plain = (int, type(signal.SIGINT)), (int, type(signal.SIG_DFL))
+    fresh_copy_refused = frozenset({"_signal", "_imp", "gc"})
+    c_signal, original_create = _signal.signal, _imp.create_builtin
+    spec_type = sys.modules["_frozen_importlib"].ModuleSpec
+    spec_class = spec_type.__dict__
+
+    def signal_(signalnum, handler):
+        """``signal.signal`` on plain numbers only (``int.__int__``: no ``__index__`` of the student's
+        runs in this frame), the collector off until the frame is left."""
+        off()  # no collection in the guard's frames (module docstring)
+        try:
+            if type_(handler) not in plain and student_on_stack(getframe(1)):
+                refuse("signal.signal", "", "a signal handler (it would run inside the grader's own code)")
+            if type_(signalnum) not in numbers:
+                raise type_error("signal number must be an int")
+            return c_signal(int_.__int__(signalnum), int_.__int__(handler) if type_(handler) in plain else handler)
+        finally:
+            back()
+
+    class Spec:  # what create_builtin reads of a spec (its name), read once, here
+        __slots__ = ("name",)
+
+        def __init__(self, name):
+            self.name = name
+
+    def create_builtin(spec):
+        off()  # no collection in the guard's frames (module docstring)
+        try:
+            name = None  # the spec's name read only as data: no property or __getattr__ of the student's runs here
+            if type_(spec) is spec_type and "name" not in spec_class and "__getattribute__" not in spec_class and "__getattr__" not in spec_class:
+                name = spec.name
+            if (type_(name) is not str_ or name in fresh_copy_refused) and student_on_stack(getframe(1)):
+                refuse("_imp.create_builtin", name if type_(name) is str_ else "?", "a second copy of a built-in module")
+            return original_create(Spec(name))
+        finally:
+            back()
+
+    _signal.signal = signal.signal = signal_
+    _imp.create_builtin = create_builtin
+
+
+def _dispatcher(plan: dict, emit, state: dict, collector):
     """``set_up(request_id, names)``: the refusing kernels for exactly ``names``, acknowledged."""
     import warnings
 
     import torch
 
     library, impl, reset = torch._C._dispatch_library, torch._C._DispatchModule.impl, torch._C._DispatchModule.reset
+    off, back = collector
     type_, str_, sorted_, frozenset_, list_ = type, str, sorted, frozenset, list
     safe_, permission_error, exception = safe, PermissionError, Exception
 
     def operator_kernel(dotted: str, op: str):
         def refused_operator(*args, **kwargs):
-            if state["told"] < 64:
-                state["told"] += 1
-                emit("hit", routine=safe_(dotted), op=safe_(op))
-            raise permission_error(f"{dotted} is not allowed in this exercise (the grader refused {op}, which computes "
-                                  "it): write the computation from basic tensor operations, as the exercise asks")
+            off()  # no collection in the guard's frames (module docstring), the raise included
+            try:
+                if state["told"] < 64:
+                    state["told"] += 1
+                    emit("hit", routine=safe_(dotted), op=safe_(op))
+                raise permission_error(f"{dotted} is not allowed in this exercise (the grader refused {op}, which computes "
+                                      "it): write the computation from basic tensor operations, as the exercise asks")
+            finally:
+                back()
         return refused_operator
 
     def set_up(request_id, names) -> None:
@@ -283,7 +422,18 @@ def _devices(emit, state: dict, student_on_stack, watch_class):
     return devices
 
 
+def _traceback():
+    try:
+        raise ValueError
+    except ValueError as exc:
+        return exc.__traceback__
+
+
 FRAME_EVENTS = frozenset({"sys._getframe", "sys._getframemodulename"})
+# refused whoever sets them (a thread's bootstrap sets threading.setprofile's function with no student code on
+# its stack): a trace or profile function is handed every frame the guard runs outside its hook, where
+# CPython does not trace (the refusing kernels, the wrappers of signal.signal and gc.enable)
+TRACING = frozenset({"sys.settrace", "sys.setprofile"})
 FRAME_ATTRS = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_back"})
 # standard modules whose functions hand their caller a frame (the library's other readers of frames keep them)
 FRAME_GIVERS = ("/inspect.py", "/traceback.py")
@@ -328,6 +478,8 @@ def _policy(emit, state, set_up, trusted_file, student_on_stack, key: bytes, pro
     ctypes_prefix = "ctypes." if processes else "\0"
     code_modules, safe_builtins, no_import = CODE_MODULES, SAFE_BUILTINS, NO_IMPORT
     processes, what_is = PROCESSES, tuple(WHAT.items())
+    own_file, traceback_type, tracing = _policy.__code__.co_filename, type(_traceback()), TRACING
+    clear, runtime_error = type(getframe(0)).clear, RuntimeError
 
     def handle(event: str, args) -> None:
         caller = getframe(0).f_back.f_back  # handle <- hook <- the code that raised the event
@@ -356,6 +508,20 @@ def _policy(emit, state, set_up, trusted_file, student_on_stack, key: bytes, pro
                 asker = asker.f_back  # inspect.currentframe(), traceback.walk_stack(): asked for by their caller
             if asker is not None and not trusted_file(asker.f_code.co_filename):
                 refuse(event, name or "", "reading the interpreter's frames")
+            if name == "tb_frame" and caller is not None and caller.f_code.co_filename != own_file and type_(args[0]) is traceback_type:
+                frame = args[0].tb_frame  # (read here by the guard: an event it lets pass)
+                # a frame from a traceback, asked for by a library (bdb, IPython, the runner's traceback text): the
+                # guard frames it is or leads back to (a refusal's, or an interrupt's raised in the guard's code,
+                # whose handler frame leads to it) are handed out with their locals and closure cleared
+                while frame is not None:
+                    if frame.f_code.co_filename == own_file:
+                        try:
+                            clear(frame)
+                        except runtime_error:  # still running
+                            refuse(event, "the guard's frame", "reading the grader's own frames")
+                    frame = frame.f_back
+        elif event in tracing:  # whoever calls: a trace or profile function sees the guard's frames outside the hook
+            refuse(event, "", "tracing")
         elif event.startswith(ctypes_prefix) or event in always:
             if student_on_stack(caller):
                 what = "starting a process" if event in processes else next((w for k, w in what_is if event.startswith(k)), "this")
@@ -517,28 +683,33 @@ def _arguments(emit):
     return watch
 
 
-def _hook(handle):
+def _hook(handle, collector):
     """The audit hook: a fast pass for the events the guard does not watch (reading a frame's
     ``f_code`` is an event too); its own frame lookup (``sys._getframe(0)`` from ``handle``,
     known by its code) is not an event to judge."""
     import sys
 
     type_, str_, len_ = type, str, len
+    off, back = collector  # no collection in the guard's frames (module docstring)
     frame_type = type(sys._getframe(0))
     handle_code = handle.__code__
     watched, frame_attrs, compiled = WATCHED, FRAME_ATTRS, (".pyc", ".pyo")
 
     def hook(event, args) -> None:
         if type_(event) is not str_ or (event not in watched and not event.startswith("ctypes.")):
-            return
-        if event == "object.__getattr__" and not (len_(args) == 2 and type_(args[1]) is str_ and args[1] in frame_attrs):
-            return  # e.g. a frame's f_code, which the guard itself reads
-        if event == "open" and not (len_(args) >= 2 and type_(args[0]) is str_ and args[0].endswith(compiled)
-                                    and type_(args[1]) is str_ and "r" in args[1] and "+" not in args[1]):
-            return  # every file the kernel opens: only reading a compiled module is judged
-        if event == "sys._getframe" and len_(args) == 1 and type_(args[0]) is frame_type and args[0].f_code is handle_code:
-            return
-        handle(event, args)
+            return  # (nothing above allocates: no collection can start in this frame before the collector is off)
+        off()
+        try:
+            if event == "object.__getattr__" and not (len_(args) == 2 and type_(args[1]) is str_ and args[1] in frame_attrs):
+                return  # e.g. a frame's f_code, which the guard itself reads
+            if event == "open" and not (len_(args) >= 2 and type_(args[0]) is str_ and args[0].endswith(compiled)
+                                        and type_(args[1]) is str_ and "r" in args[1] and "+" not in args[1]):
+                return  # every file the kernel opens: only reading a compiled module is judged
+            if event == "sys._getframe" and len_(args) == 1 and type_(args[0]) is frame_type and args[0].f_code is handle_code:
+                return
+            handle(event, args)
+        finally:
+            back()
 
     return hook
 

@@ -12,6 +12,12 @@ last request left it: down after a cell, the last call's routines after a call):
 acknowledgement, or with the routines down from it on, means code ran in the kernel with the
 forbidden routines free, which is tampering too. None of this reads a
 field of the reply, which the student's code can write.
+
+A request that times out closes its window too (``Kernel.request`` calls ``end`` after the
+interrupted reply, which the runner writes after the request's records, and hands the report on
+``KernelTimeout.guard``): its records are never counted for or against the next request, while the
+guard's state (``up``) and numbering carry on, so nothing recorded during it can help a later call
+pass; the timed-out call itself fails its check as a timeout.
 """
 from __future__ import annotations
 

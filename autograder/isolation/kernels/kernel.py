@@ -57,11 +57,13 @@ class KernelError(Exception):
 
 class KernelTimeout(KernelError):
     """A request ran past its deadline. ``alive`` tells whether an interrupt
-    stopped it (the kernel can go on) or the kernel had to be killed."""
+    stopped it (the kernel can go on) or the kernel had to be killed. ``guard``: what the
+    guard recorded during the request (``GuardLog.end``), as a reply would carry it."""
 
-    def __init__(self, reason: str, alive: bool):
+    def __init__(self, reason: str, alive: bool, guard: dict | None = None):
         super().__init__(reason, "timeout")
         self.alive = alive
+        self.guard = guard or {"problems": [], "hits": [], "refused": []}
 
 
 class Kernel:
@@ -264,10 +266,13 @@ class Kernel:
                 raise self._die(f"the kernel did not answer within {timeout:g} s", "timeout")
             self._interrupt()
             reply = self._await_interrupted()
+            # the request's window closes here: its guard records (read up to the interrupted reply, which
+            # the runner writes after them) stay its own, and the next request starts with none
+            guard = self.guard.end()
             if reply is None:
                 self._die(f"did not stop within {self.limits.interrupt_grace:g} s of CPU time after an interrupt; the kernel was killed", "timeout")
-                raise KernelTimeout(f"timed out after {timeout:g} s and ignored the interrupt; the kernel was stopped", alive=False)
-            raise KernelTimeout(f"timed out after {timeout:g} s (interrupted)", alive=True)
+                raise KernelTimeout(f"timed out after {timeout:g} s and ignored the interrupt; the kernel was stopped", alive=False, guard=guard)
+            raise KernelTimeout(f"timed out after {timeout:g} s (interrupted)", alive=True, guard=guard)
         if reply.get("id") != self._next_id:
             raise self._die("the kernel sent a reply out of turn (protocol broken)", "protocol")
         reply["guard"] = self.guard.end()  # the grader's own reading, whatever the reply said
