@@ -24,8 +24,7 @@ import numpy
 import torch
 
 from ..checking import CheckFailure, Context, StudentCodeError, describe, get_check, not_answered, run_body, untrusted
-from ..isolation import Kernel, KernelError, KernelTimeout, wire
-from ..isolation.guard.guard import MAX_LEAVES
+from ..isolation import ARGUMENTS_HELD, Kernel, KernelError, KernelTimeout, wire
 from .scan import StudentSource
 
 
@@ -370,7 +369,7 @@ def _held(values: list, depth: int = 0, out: list | None = None) -> list:
     for value in values:
         t = type(value)
         kind = "t" if t in (torch.Tensor, torch.nn.Parameter) else "n" if t is numpy.ndarray else "c" if t in (list, tuple, dict, set) else None
-        if kind is None or len(out) >= MAX_LEAVES:
+        if kind is None or len(out) >= ARGUMENTS_HELD:
             continue
         out.append((value, kind))
         if kind == "c" and depth < 4 and t is not set:

@@ -15,6 +15,7 @@ uses ``wire`` through it); its subpackages import nothing of the project outside
 """
 from __future__ import annotations
 
+from .guard.guard_arguments import MAX_LEAVES as ARGUMENTS_HELD  # the most of a call's arguments the guard pictures
 from .kernels import wire
 from .sandbox.bwrap import SandboxUnavailable, sandbox_problem
 from .kernels.kernel import Kernel, KernelError, KernelTimeout
@@ -23,6 +24,7 @@ from .sandbox.limits import GiB, MiB, Limits, limits_from_args, machine_slowness
 from .kernels.warmpool import WarmKernel, ZygoteError, adopt_shared, shutdown, start_shared_zygote, warm_available
 
 __all__ = [
+    "ARGUMENTS_HELD",
     "GiB", "MiB", "Kernel", "KernelError", "KernelTimeout", "Limits", "SandboxUnavailable",
     "limits_from_args", "machine_slowness", "make_kernel", "parse_size", "prewarm", "start_zygote", "DeviceWatch", "Recorder", "resolve_owner", "clean_leftovers", "scratch_prefix", "sandbox_problem", "shutdown", "wire",
     "ZygoteError", "adopt_shared", "start_shared_zygote", "warm_available",

@@ -49,7 +49,7 @@ def test_an_honest_call_has_nothing_to_report():
 
 
 def test_a_calls_arguments_are_recorded_once_for_that_call():
-    """The guard's record of what a call changed in place (guard._arguments): exactly one, for this
+    """The guard's record of what a call changed in place (guard_arguments.arguments_watch): exactly one, for this
     request; none (the call never began) is None, which the grader takes as tampering for an answered
     call; two, another request's, or one the guard flagged is tampering here."""
     log = _started()

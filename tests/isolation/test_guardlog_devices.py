@@ -1,4 +1,4 @@
-"""The device watch in the guard's records (issue 34, item 4; guard.py ``_devices``, guardlog.py ``_watch``): a
+"""The device watch in the guard's records (issue 34, item 4; guard_devices.py ``devices_watch``, guardlog.py ``_watch``): a
 probe's call is framed by the guard's ``watch`` records (on, then off with ``kept``), and each mixing operator the
 watch found is a signed ``mixed`` record, which the grader reads instead of anything the kernel's reply says."""
 from __future__ import annotations

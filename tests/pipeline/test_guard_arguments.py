@@ -1,4 +1,4 @@
-"""The guard's picture of a graded call's arguments (``guard._arguments``, issue 34, item 3), tried
+"""The guard's picture of a graded call's arguments (``guard_arguments.arguments_watch``, issue 34, item 3), tried
 in this process without a kernel: what counts as changed in place, and that taking the picture runs
 nothing of the student's (no dispatch mode, no ``__torch_function__``), on the CPU and, where there is
 one, on a GPU. The kernel-level attacks are in test_guard_attacks.py (``UNCHANGED``)."""
@@ -10,7 +10,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from autograder.isolation.guard.guard import _arguments
+from autograder.isolation.guard.guard_arguments import arguments_watch as _arguments
 
 DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
 

@@ -41,7 +41,7 @@ What it does:
   off the stack (or changes it) around one operator and puts it back before the call returns.
 * **What a graded call changes in place.** The runner hands the guard the call's argument list and
   dict before it and asks again after it (``autograder.guard.args``); the guard keeps them and a
-  picture of each in its closure and records, signed, which changed (``_arguments``). Rebinding
+  picture of each in its closure and records, signed, which changed (``guard_arguments.py``). Rebinding
   anything in the runner changes nothing the grader reads; a call the guard did not see is tampering.
 
 Only C-level callables captured at install time run inside the hook (student code may rebind
@@ -58,7 +58,7 @@ no audit event for either. The runner's own SIGINT handler raises only inside st
 in ``set_up`` (called with the interrupt blocked), and a record is numbered and written with it held
 off, so an interrupt never leaves a gap in the numbering. The collector is off while the guard's
 code runs in any thread (``hook``, the refusing kernels, the wrappers above; nothing in them
-allocates before it is turned off; ``_collector``): a collection starting in the guard's frames
+allocates before it is turned off; ``guard_signals.collector``): a collection starting in the guard's frames
 would run the student's finalizers and ``gc.callbacks`` there, and a frame comes without an audit
 event (``logging.currentframe()`` is the library's; CPython 3.11 audits no ``f_back``, ``f_locals``
 or ``__closure__``) and leads to the guard's closure. A thread of the student's calling
@@ -72,6 +72,13 @@ the runner's traceback text; the student's own reads are refused) is handed out,
 it leads back to, with its locals and closure cleared.
 """
 from __future__ import annotations
+
+try:  # the guard's other parts: in the package (in-process), or beside this file in the sandbox
+    from . import guard_arguments, guard_devices, guard_signals
+except ImportError:
+    import guard_arguments
+    import guard_devices
+    import guard_signals
 
 
 def install(fd: int, plan: dict, trusted: list, workdir: str, processes: bool = True, no_exec: str = "", watch_class=None) -> None:
@@ -92,12 +99,12 @@ def install(fd: int, plan: dict, trusted: list, workdir: str, processes: bool = 
     state = {"seq": 0, "up": frozenset(), "libs": {}, "armed": False, "told": 0}
     emit = _records(fd, key, state)
     trusted_file, student_on_stack = _context(trusted, workdir)
-    collector = _collector()
+    collector = guard_signals.collector()
     set_up = _dispatcher(plan, emit, state, collector)
-    devices = _devices(emit, state, student_on_stack, watch_class)
-    state["arguments"] = _arguments(emit)
+    devices = guard_devices.devices_watch(emit, state, student_on_stack, watch_class)
+    state["arguments"] = guard_arguments.arguments_watch(emit)
     handle = _policy(emit, state, set_up, trusted_file, student_on_stack, key, processes, devices)
-    _signal_handlers(_refuse(emit, state), student_on_stack, collector)
+    guard_signals.signal_handlers(_refuse(emit, state), student_on_stack, collector)
     sys.addaudithook(_hook(handle, collector))
 
 
@@ -202,98 +209,6 @@ def _refuse(emit, state: dict):
     return refuse
 
 
-def _collector():
-    """``(off, back)``: the collector off from the first of the guard's frames to the last, in any
-    thread, and then as it was. ``gc.enable`` and ``gc.disable`` are replaced for everyone else: while
-    the guard's code runs they only change what the collector goes back to (a thread of the student's
-    turning it on would let a collection, and its finalizers and callbacks, start in a guard frame)."""
-    import gc
-
-    isenabled, disable, enable = gc.isenabled, gc.disable, gc.enable
-    held = {"depth": 0, "was": False}
-
-    def off() -> None:  # nothing allocates before disable(): no collection starts in this frame
-        if held["depth"] == 0:
-            held["was"] = isenabled()
-            disable()
-        held["depth"] += 1
-
-    def back() -> None:
-        held["depth"] -= 1
-        if held["depth"] == 0 and held["was"]:
-            enable()
-
-    def enable_() -> None:
-        if held["depth"]:
-            held["was"] = True
-        else:
-            enable()
-
-    def disable_() -> None:
-        if held["depth"]:
-            held["was"] = False
-        else:
-            disable()
-
-    gc.enable, gc.disable = enable_, disable_
-    return off, back
-
-
-def _signal_handlers(refuse, student_on_stack, collector) -> None:
-    """Python signal handlers only from the library: a handler runs wherever the main thread is when the
-    signal comes, the guard's own code included, and is handed that frame (no audit event says so): a
-    student's handler on a timer could read the guard's closure (its dispatcher libraries, its key) or
-    raise in the middle of a change of its state. CPython raises no audit event for ``signal.signal``,
-    so the function itself is replaced, in ``_signal`` and ``signal``, and so is the one way to a fresh
-    copy of it (``_imp.create_builtin`` making a second ``_signal`` module). SIG_DFL and SIG_IGN stay free."""
-    import _imp
-    import _signal
-    import signal
-    import sys
-
-    getframe, type_, str_, int_, type_error = sys._getframe, type, str, int, TypeError
-    off, back = collector
-    numbers, plain = (int, type(signal.SIGINT)), (int, type(signal.SIG_DFL))
-    fresh_copy_refused = frozenset({"_signal", "_imp", "gc"})
-    c_signal, original_create = _signal.signal, _imp.create_builtin
-    spec_type = sys.modules["_frozen_importlib"].ModuleSpec
-    spec_class = spec_type.__dict__
-
-    def signal_(signalnum, handler):
-        """``signal.signal`` on plain numbers only (``int.__int__``: no ``__index__`` of the student's
-        runs in this frame), the collector off until the frame is left."""
-        off()  # no collection in the guard's frames (module docstring)
-        try:
-            if type_(handler) not in plain and student_on_stack(getframe(1)):
-                refuse("signal.signal", "", "a signal handler (it would run inside the grader's own code)")
-            if type_(signalnum) not in numbers:
-                raise type_error("signal number must be an int")
-            return c_signal(int_.__int__(signalnum), int_.__int__(handler) if type_(handler) in plain else handler)
-        finally:
-            back()
-
-    class Spec:  # what create_builtin reads of a spec (its name), read once, here
-        __slots__ = ("name",)
-
-        def __init__(self, name):
-            self.name = name
-
-    def create_builtin(spec):
-        off()  # no collection in the guard's frames (module docstring)
-        try:
-            name = None  # the spec's name read only as data: no property or __getattr__ of the student's runs here
-            if type_(spec) is spec_type and "name" not in spec_class and "__getattribute__" not in spec_class and "__getattr__" not in spec_class:
-                name = spec.name
-            if (type_(name) is not str_ or name in fresh_copy_refused) and student_on_stack(getframe(1)):
-                refuse("_imp.create_builtin", name if type_(name) is str_ else "?", "a second copy of a built-in module")
-            return original_create(Spec(name))
-        finally:
-            back()
-
-    _signal.signal = signal.signal = signal_
-    _imp.create_builtin = create_builtin
-
-
 def _dispatcher(plan: dict, emit, state: dict, collector):
     """``set_up(request_id, names)``: the refusing kernels for exactly ``names``, acknowledged."""
     import warnings
@@ -355,71 +270,9 @@ def _dispatcher(plan: dict, emit, state: dict, collector):
     return set_up
 
 
-def _devices(emit, state: dict, student_on_stack, watch_class):
-    """``devices(args, caller, refuse)``: the device watch's ``on``/``mixed``/``off`` events (see the module's
-    docstring)."""
-    import torch
-
-    length, at = torch._C._len_torch_dispatch_stack, torch._C._get_dispatch_stack_at
-    type_, str_, len_, range_, tuple_, id_, exception = type, str, len, range, tuple, id, Exception
-    getattribute = object.__getattribute__
-    state["watch"] = None
-
-    def on_stack(mode) -> bool:
-        try:
-            for i in range_(length()):
-                if at(i) is mode:
-                    return True
-        except exception:  # noqa: BLE001
-            pass
-        return False
-
-    def print_of(cls):
-        """What the watch computes with: its class's attributes and its module's globals (their identities)."""
-        try:
-            methods = tuple_((k, id_(v)) for k, v in getattribute(cls, "__dict__").items())
-            module = tuple_((k, id_(v)) for k, v in getattribute(cls, "__dict__")["__torch_dispatch__"].__globals__.items())
-            return (methods, module)
-        except exception:  # noqa: BLE001
-            return None
-
-    reference = print_of(watch_class) if watch_class is not None else None
-
-    def intact(mode) -> bool:
-        return reference is not None and type_(mode) is watch_class and print_of(watch_class) == reference
-
-    def own(mode):
-        """The mode's own attributes, but its finding."""
-        try:
-            return tuple_((k, id_(v)) for k, v in getattribute(mode, "__dict__").items() if k != "mixed")
-        except exception:  # noqa: BLE001
-            return None
-
-    def text(value) -> str:
-        if type_(value) is not str_:
-            return "?"
-        return "".join([c if (c.isalnum() or c in " ._:-<>/(),") else "_" for c in value[:300]])
-
-    def devices(args, caller, refuse) -> None:
-        what = args[0] if len_(args) == 2 and type_(args[0]) is str_ else ""
-        watch = state["watch"]
-        if what == "mixed":
-            if watch is not None and watch[2] < 16:
-                state["watch"] = (watch[0], watch[1], watch[2] + 1)
-                emit("mixed", detail=text(args[1]))
-            return
-        if what not in ("on", "off") or student_on_stack(caller):
-            refuse("autograder.device", what, "changing the grader's device watch")
-        if what == "on":
-            state["watch"] = (args[1], own(args[1]), 0)
-            emit("watch", on=1 if on_stack(args[1]) and intact(args[1]) else 0)
-        elif watch is not None:
-            state["watch"] = None
-            mode = watch[0]
-            kept = args[1] is mode and on_stack(mode) and intact(mode) and watch[1] is not None and own(mode) == watch[1]
-            emit("watch", off=1, kept=1 if kept else 0)
-
-    return devices
+# the guard's own files: a frame of one of them, read from a traceback by a library, is cleared (_policy)
+OWN_FILES = frozenset(f.__code__.co_filename for f in (_context, guard_arguments.arguments_watch, guard_devices.devices_watch,
+                                                       guard_signals.collector))
 
 
 def _traceback():
@@ -462,6 +315,38 @@ SAFE_BUILTINS = frozenset({"set", "frozenset", "dict", "list", "tuple", "int", "
                            "str", "slice", "range", "bool", "object"})
 
 
+def _frames(refuse, trusted_file):
+    """``frames(event, name, args, caller)``: a frame asked for (``sys._getframe``, a traceback's or a
+    generator's frame) is refused to student code; a guard frame read from a traceback by a library is
+    handed out cleared (the module's docstring)."""
+    import sys
+
+    type_ = type
+    frame_givers, own_files, traceback_type = FRAME_GIVERS, OWN_FILES, type(_traceback())
+    clear, runtime_error = type(sys._getframe(0)).clear, RuntimeError
+
+    def frames(event: str, name, args, caller) -> None:
+        asker = caller
+        while asker is not None and trusted_file(asker.f_code.co_filename) and asker.f_code.co_filename.endswith(frame_givers):
+            asker = asker.f_back  # inspect.currentframe(), traceback.walk_stack(): asked for by their caller
+        if asker is not None and not trusted_file(asker.f_code.co_filename):
+            refuse(event, name or "", "reading the interpreter's frames")
+        if name == "tb_frame" and caller is not None and caller.f_code.co_filename not in own_files and type_(args[0]) is traceback_type:
+            frame = args[0].tb_frame  # (read here by the guard: an event it lets pass)
+            # a frame from a traceback, asked for by a library (bdb, IPython, the runner's traceback text): the
+            # guard frames it is or leads back to (a refusal's, or an interrupt's raised in the guard's code,
+            # whose handler frame leads to it) are handed out with their locals and closure cleared
+            while frame is not None:
+                if frame.f_code.co_filename in own_files:
+                    try:
+                        clear(frame)
+                    except runtime_error:  # still running
+                        refuse(event, "the guard's frame", "reading the grader's own frames")
+                frame = frame.f_back
+
+    return frames
+
+
 def _policy(emit, state, set_up, trusted_file, student_on_stack, key: bytes, processes: bool, devices):
     """``handle(event, args)``: the guard's state events, and what is refused with student code on the stack."""
     import sys
@@ -473,13 +358,12 @@ def _policy(emit, state, set_up, trusted_file, student_on_stack, key: bytes, pro
 
     def name_of_file(args):
         return args[0] if len_(args) >= 1 and type_(args[0]) is str_ else None
-    frame_events, frame_attrs, frame_givers = FRAME_EVENTS, FRAME_ATTRS, FRAME_GIVERS
+    frame_events, frame_attrs, frames = FRAME_EVENTS, FRAME_ATTRS, _frames(refuse, trusted_file)
     always = ALWAYS if processes else ALWAYS - PROCESSES
     ctypes_prefix = "ctypes." if processes else "\0"
     code_modules, safe_builtins, no_import = CODE_MODULES, SAFE_BUILTINS, NO_IMPORT
     processes, what_is = PROCESSES, tuple(WHAT.items())
-    own_file, traceback_type, tracing = _policy.__code__.co_filename, type(_traceback()), TRACING
-    clear, runtime_error = type(getframe(0)).clear, RuntimeError
+    tracing = TRACING
 
     def handle(event: str, args) -> None:
         caller = getframe(0).f_back.f_back  # handle <- hook <- the code that raised the event
@@ -492,7 +376,7 @@ def _policy(emit, state, set_up, trusted_file, student_on_stack, key: bytes, pro
             ok = len_(args) == 2 and type_(args[0]) is int and type_(args[1]) is tuple_
             set_up(args[0] if ok else -1, args[1] if ok else ())
             return
-        if event == "autograder.guard.args":  # a graded call's arguments, before and after it (_arguments)
+        if event == "autograder.guard.args":  # a graded call's arguments, before and after it (guard_arguments.py)
             if state["armed"]:
                 refuse(event, "", "changing the grader's guard") if student_on_stack(caller) else state["arguments"](args)
             return
@@ -503,23 +387,7 @@ def _policy(emit, state, set_up, trusted_file, student_on_stack, key: bytes, pro
             return
         name = args[1] if len_(args) >= 2 and type_(args[1]) is str_ else None
         if event in frame_events or (event == "object.__getattr__" and name in frame_attrs):
-            asker = caller
-            while asker is not None and trusted_file(asker.f_code.co_filename) and asker.f_code.co_filename.endswith(frame_givers):
-                asker = asker.f_back  # inspect.currentframe(), traceback.walk_stack(): asked for by their caller
-            if asker is not None and not trusted_file(asker.f_code.co_filename):
-                refuse(event, name or "", "reading the interpreter's frames")
-            if name == "tb_frame" and caller is not None and caller.f_code.co_filename != own_file and type_(args[0]) is traceback_type:
-                frame = args[0].tb_frame  # (read here by the guard: an event it lets pass)
-                # a frame from a traceback, asked for by a library (bdb, IPython, the runner's traceback text): the
-                # guard frames it is or leads back to (a refusal's, or an interrupt's raised in the guard's code,
-                # whose handler frame leads to it) are handed out with their locals and closure cleared
-                while frame is not None:
-                    if frame.f_code.co_filename == own_file:
-                        try:
-                            clear(frame)
-                        except runtime_error:  # still running
-                            refuse(event, "the guard's frame", "reading the grader's own frames")
-                    frame = frame.f_back
+            frames(event, name, args, caller)
         elif event in tracing:  # whoever calls: a trace or profile function sees the guard's frames outside the hook
             refuse(event, "", "tracing")
         elif event.startswith(ctypes_prefix) or event in always:
@@ -557,130 +425,6 @@ def _policy(emit, state, set_up, trusted_file, student_on_stack, key: bytes, pro
                 refuse(event, code.co_filename, "running a library's code object")
 
     return handle
-
-
-CHUNK = 1 << 30  # bytes per raw read (ctypes reads at most 2 GiB at once)
-MAX_LEAVES = 2048  # tensors, arrays and containers of one call's arguments the guard holds (the grader walks as many)
-
-
-def _no_torch_stacks():
-    """The context managers (captured now) under which the guard reads tensors: no ``__torch_function__``
-    (subclass or mode) and no Python dispatch (a ``TorchDispatchMode``) the student left on torch's stacks."""
-    import torch
-
-    return torch._C.DisableTorchFunction, torch._C._DisableTorchDispatch
-
-
-def _pictures():
-    """``picture(value)``: (kind letter, picture) of an argument the guard holds (``_arguments``), or None;
-    only callables captured here run (raw reads by ``ctypes``, a digest by OpenSSL's sha256)."""
-    import ctypes
-
-    import numpy
-    import torch
-    from _hashlib import openssl_sha256
-
-    base, ndarray = torch._C.TensorBase, numpy.ndarray
-    plain, strided = (torch.Tensor, torch.nn.Parameter), torch.strided
-    data_ptr, size, stride, numel, element_size, to_cpu = base.data_ptr, base.size, base.stride, base.numel, base.element_size, base.cpu
-    dtype_of, device_of, layout_of = base.dtype.__get__, base.device.__get__, base.layout.__get__
-    device_type = type(torch.device("cpu")).type.__get__
-    string_at, tobytes, array_dtype, array_shape = ctypes._string_at, ndarray.tobytes, ndarray.dtype.__get__, ndarray.shape.__get__
-    type_, tuple_, list_, dict_, set_, len_, id_, sorted_, zip_ = type, tuple, list, dict, set, len, id, sorted, zip
-    range_, min_, object_ = range, min, object
-    dict_items, dtype_str, exception = dict.items, type(numpy.dtype("f4")).str.__get__, Exception
-
-    def tensor_picture(t):
-        shape, strides, kind = tuple_(size(t)), tuple_(stride(t)), device_type(device_of(t))
-        if kind == "meta" or numel(t) == 0:
-            return (dtype_of(t), shape, strides, kind)
-        src = t if kind == "cpu" else to_cpu(t)
-        extent = 1
-        for d, s in zip_(tuple_(size(src)), tuple_(stride(src))):
-            extent += (d - 1) * s
-        digest, start, nbytes = openssl_sha256(), data_ptr(src), extent * element_size(src)
-        for at in range_(0, nbytes, CHUNK):
-            digest.update(string_at(start + at, min_(CHUNK, nbytes - at)))
-        return (dtype_of(t), shape, strides, digest.digest())
-
-    def picture(value):
-        """(kind letter, picture) of an argument the guard holds, or None."""
-        t = type_(value)
-        try:
-            if (t is plain[0] or t is plain[1]) and layout_of(value) is strided and device_type(device_of(value)) in ("cpu", "cuda", "meta"):
-                return "t", tensor_picture(value)
-            if t is ndarray:
-                return "n", (dtype_str(array_dtype(value)), array_shape(value), openssl_sha256(tobytes(value)).digest())
-        except exception:  # noqa: BLE001 - unreadable (e.g. too large for one read): a picture that matches nothing
-            return "t" if t is not ndarray else "n", (id_(value), object_())
-        if t is list_ or t is tuple_:
-            return "c", (len_(value), tuple_([id_(v) for v in value]))
-        if t is dict_:
-            return "c", (len_(value), tuple_([id_(v) for kv in dict_items(value) for v in kv]))
-        if t is set_:
-            return "c", (len_(value), tuple_(sorted_([id_(v) for v in value])))
-        return None
-
-    return picture
-
-
-def _arguments(emit):
-    """``watch(event_args)`` for ``autograder.guard.args``, raised by the runner around a graded call:
-    ``("before", request_id, args, kwargs)`` with the very list and dict the student's function is
-    called with, then ``("after", request_id)``. Before, it holds each argument the grader sent (tensors,
-    arrays, lists, tuples, dicts and sets, depth-first, into containers) and a picture of each: a tensor's
-    dtype, shape, strides and a digest of the bytes it spans, read raw (``ctypes``: no torch operator, so
-    no dispatch mode or ``__torch_function__`` the student left runs); a container's length and the identity
-    of its elements. After, it takes the pictures again and records ``kinds`` (one letter per argument held:
-    ``t`` tensor, ``n`` array, ``c`` container) and ``mutated`` (the indices whose picture changed: a value
-    written, a storage swapped by ``set_`` or ``.data``, a shape or strides changed, an element replaced). A
-    call that begins twice, or ends without beginning, is recorded with its ``problem``."""
-    picture = _pictures()
-    type_, tuple_, list_, dict_, set_, str_, int_, len_, enumerate_, join = type, tuple, list, dict, set, str, int, len, enumerate, ",".join
-    dict_values, dict_items = dict.values, dict.items
-    no_function, no_dispatch = _no_torch_stacks()
-    held = {"id": None, "leaves": [], "problem": ""}
-
-    def walk(value, depth, leaves, keep):
-        found = picture(value) if len_(leaves) < MAX_LEAVES else None
-        if found is None:
-            return
-        leaves.append((value, found[0], found[1]))
-        t = type_(value)
-        if t is list_ or t is tuple_ or t is dict_ or t is set_:
-            inner = list_(dict_values(value)) if t is dict_ else list_(value)
-            keep.append((value, list_(dict_items(value)) if t is dict_ else inner))  # alive: no id is reused
-            if depth < 4 and t is not set_:
-                for v in inner:
-                    walk(v, depth + 1, leaves, keep)
-
-    def watch(args) -> None:
-        with no_function(), no_dispatch():
-            phase = args[0] if len_(args) >= 2 and type_(args[0]) is str_ else ""
-            request_id = args[1] if len_(args) >= 2 and type_(args[1]) is int_ else -1
-            if phase == "before":
-                problem = "a call began before the last one ended" if held["id"] is not None else ""
-                leaves, keep = [], []
-                if len_(args) == 4 and type_(args[2]) is list_ and type_(args[3]) is dict_:
-                    for value in list_(args[2]) + list_(dict_values(args[3])):
-                        walk(value, 0, leaves, keep)
-                else:
-                    problem = "arguments the runner did not pass as a list and a dict"
-                held.update(id=request_id, leaves=leaves, keep=keep, problem=problem)
-            elif phase == "after":
-                if held["id"] != request_id:
-                    emit("args", id=request_id, kinds="", mutated="", problem="a call ended that did not begin")
-                    return
-                kinds, mutated = "", []
-                for i, (value, kind, before) in enumerate_(held["leaves"]):
-                    now = picture(value)
-                    kinds += kind
-                    if now is None or now[1] != before:
-                        mutated.append(str_(i))
-                emit("args", id=request_id, kinds=kinds, mutated=join(mutated), problem=held["problem"])
-                held.update(id=None, leaves=[], keep=[], problem="")
-
-    return watch
 
 
 def _hook(handle, collector):

@@ -3,6 +3,7 @@ programs that run inside them, and the wire between grader and kernel.
 Imports ``..sandbox`` and ``..guard``; nothing of the project outside the isolation layer.
 
     kernel.py          a cold kernel: bubblewrap + a fresh Python (``Kernel``)
+    errors.py          what a kernel raises when it cannot answer (``KernelError``, ``KernelTimeout``)
     warmpool.py        warm kernels: a sandboxed zygote that forks one kernel per submission
                        (``start_shared_zygote``/``adopt_shared``: one zygote for several grader processes)
     launch.py          what every sandboxed Python starts from: its code (``RUNNER_FILES``, copied flat),

@@ -36,6 +36,7 @@ import time
 from pathlib import Path
 
 from . import wire
+from .errors import KernelError, KernelTimeout
 from ..guard import guardlog
 from ..guard.guardlog import GuardLog
 from ..sandbox.bwrap import SandboxUnavailable, base_args, bwrap_path, sandbox_problem
@@ -46,24 +47,6 @@ from ..sandbox.leftovers import scratch_prefix
 from ..sandbox.seccomp import no_exec_program, seccomp_program
 
 INTERRUPT_WALL_FACTOR = 6  # wall-clock cap on the interrupt grace, as a multiple of its CPU time
-
-class KernelError(Exception):
-    """The kernel cannot answer any more; ``reason`` says why (for the report)."""
-
-    def __init__(self, reason: str, kind: str = "crash"):
-        super().__init__(reason)
-        self.reason, self.kind = reason, kind
-
-
-class KernelTimeout(KernelError):
-    """A request ran past its deadline. ``alive`` tells whether an interrupt
-    stopped it (the kernel can go on) or the kernel had to be killed. ``guard``: what the
-    guard recorded during the request (``GuardLog.end``), as a reply would carry it."""
-
-    def __init__(self, reason: str, alive: bool, guard: dict | None = None):
-        super().__init__(reason, "timeout")
-        self.alive = alive
-        self.guard = guard or {"problems": [], "hits": [], "refused": []}
 
 
 class Kernel:

@@ -102,7 +102,7 @@ import guard  # noqa: E402  (next to this file in the sandbox)
 import recorder  # noqa: E402
 import runner_capture  # noqa: E402
 
-for _name in ("guard", "recorder", "runner_capture"):
+for _name in ("guard", "guard_arguments", "guard_devices", "guard_signals", "recorder", "runner_capture"):
     del sys.modules[_name]  # like wire: student code cannot import the runner's copies
 sys.path.pop(0)
 # the guard (guard.py): armed below, before the first request; it keeps nothing the runner can reach

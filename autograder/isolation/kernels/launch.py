@@ -99,7 +99,7 @@ class Drain(threading.Thread):
 # what runs inside the sandbox, from kernels/ and guard/; copied side by side into one folder, where
 # they import each other as plain modules (``import wire``, ``import guard``)
 RUNNER_FILES = ("kernels/kernel_runner.py", "kernels/runner_capture.py", "kernels/wire.py", "kernels/frames.py",
-                "guard/recorder.py", "guard/guard.py")
+                "guard/recorder.py", "guard/guard.py", "guard/guard_arguments.py", "guard/guard_devices.py", "guard/guard_signals.py")
 
 
 def copy_runner(dest: Path, names) -> Path:
