@@ -38,7 +38,8 @@ from .registry import (CHECKS_PACKAGE, REGISTRY, Check, Clause, check, check_mod
 # The comparisons and the contexts import torch (a second of CPU): a process that only reads the
 # registry (the grading CLI's own process, the service) must not pay for it, so they are imported
 # when first named.
-_LAZY = {name: ".compare" for name in ("call_leaves_unchanged", "expect_dtype", "expect_equal", "expect_tensor", "expect_unchanged")}
+_LAZY = {name: ".compare" for name in ("call_leaves_unchanged", "expect_dtype", "expect_equal", "expect_tensor", "expect_unchanged",
+                                        "expect_untouched")}
 _LAZY.update({name: ".context" for name in ("Context", "LocalContext", "course_device", "describe", "fresh_seed", "run_body", "run_check")})
 
 
@@ -55,6 +56,6 @@ def __getattr__(name: str):
 __all__ = [
     "CHECKS_PACKAGE", "REGISTRY", "Check", "CheckFailure", "Clause", "Context", "LocalContext", "NotAnswered", "StudentCodeError",
     "call_leaves_unchanged", "check", "check_modules", "checks_for", "clauses", "contract", "contract_clauses", "course_device", "describe",
-    "expect_dtype", "expect_equal", "expect_tensor", "expect_unchanged", "forbidden_calls_tripwire", "forbidden_in_source",
+    "expect_dtype", "expect_equal", "expect_tensor", "expect_unchanged", "expect_untouched", "forbidden_calls_tripwire", "forbidden_in_source",
     "fresh_seed", "get_check", "load_all_checks", "not_answered", "run_body", "run_check", "untested_note", "untrusted",
 ]

@@ -108,9 +108,18 @@ def expect_unchanged(ctx: Context, pairs, prop: str, inputs: str, who: str) -> N
         if bool(differ.any()):
             idx = _first_index(differ)
             ctx.fail(prop, f"{who} modified {label} in place: entry {idx} was {b[idx].item()!r}, is now {a[idx].item()!r}", inputs)
-        if ctx.changed_in_place(after):  # the guard's record decides, whatever the kernel sent back
-            ctx.fail(prop, f"{who} changed {label} in place (its values, its storage or its strides, as the grader's guard "
-                           "saw it in the kernel)", inputs)
+        expect_untouched(ctx, [(label, after)], prop, inputs, who)  # the guard's record decides, whatever the kernel sent back
+
+
+def expect_untouched(ctx: Context, named, prop: str, inputs: str, who: str) -> None:
+    """Each ``(label, obj)`` the check gave ``who`` (a tensor, an array, a list) was not changed in place,
+    as the kernel's guard recorded it (``Context.changed_in_place``), whatever values the kernel sent
+    back: a check that compares the values it holds after the call with a copy made before calls this
+    too, since those values come from the kernel (``expect_unchanged`` does both)."""
+    for label, obj in named:
+        if ctx.changed_in_place(obj):
+            ctx.fail(prop, f"{who} changed {label} in place (its values, its storage, its strides or its items, as the "
+                           "grader's guard saw it in the kernel)", inputs)
 
 
 def call_leaves_unchanged(ctx: Context, name: str, args, labels=None, prop: str | None = None, *, may_raise: bool = False, **kwargs) -> None:

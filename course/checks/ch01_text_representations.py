@@ -11,7 +11,7 @@ Each clause of ``CLAUSES`` is graded by the check of the same name.
 import torch
 import torch.nn.functional as F
 
-from autograder.checking import check, contract_clauses, describe, expect_equal, expect_tensor
+from autograder.checking import check, contract_clauses, describe, expect_equal, expect_tensor, expect_untouched
 
 A = ASSIGNMENT = "01"
 CONTRACT = ["build_vocab", "one_hot", "skipgram_pairs", "cbow_examples", "window_features", "sgns_loss"]
@@ -63,6 +63,7 @@ def build_vocab_unchanged(ctx):
         ctx.call("build_vocab", copy)
         if copy != tokens:
             ctx.fail("the token list is left unchanged", f"it was modified to {copy!r}", repr(tokens))
+        expect_untouched(ctx, [("the token list", copy)], "the token list is left unchanged", repr(tokens), who="build_vocab")
 
 
 # ---------------------------------------------------------------- one_hot
@@ -107,6 +108,7 @@ def one_hot_unchanged(ctx):
         ctx.call("one_hot", ids, vocab)
         if ids.shape != before.shape or not torch.equal(ids, before):
             ctx.fail("ids is left unchanged", f"ids changed from shape {tuple(before.shape)} to {tuple(ids.shape)} or in its values", f"ids {describe(before)}, vocab_size {vocab}")
+        expect_untouched(ctx, [("ids", ids)], "ids is left unchanged", f"ids {describe(before)}, vocab_size {vocab}", who="one_hot")
 
 
 @check(f"{A}.one_hot.errors", "one_hot")
@@ -200,6 +202,7 @@ def window_unchanged(ctx):
         ctx.call("window_features", X, window)
         if X.shape != before.shape or not torch.equal(X, before):
             ctx.fail("X is left unchanged", "window_features modified X in place", f"X {describe(before)}, window {window}")
+        expect_untouched(ctx, [("X", X)], "X is left unchanged", f"X {describe(before)}, window {window}", who="window_features")
 
 
 # ---------------------------------------------------------------- sgns_loss
@@ -279,6 +282,7 @@ def sgns_unchanged(ctx):
         for name, t, b in zip(("centre", "context", "negatives"), inputs, before):
             if t.shape != b.shape or not torch.equal(t, b):
                 ctx.fail(f"{name} is left unchanged", f"sgns_loss modified {name} in place", _describe3(*before))
+            expect_untouched(ctx, [(name, t)], f"{name} is left unchanged", _describe3(*before), who="sgns_loss")
 
 
 @check(f"{A}.sgns_loss.gradients", "sgns_loss")

@@ -13,7 +13,7 @@ import math
 
 import torch
 
-from autograder.checking import call_leaves_unchanged, check, contract_clauses, describe, expect_dtype, expect_equal, expect_tensor
+from autograder.checking import call_leaves_unchanged, check, contract_clauses, describe, expect_dtype, expect_equal, expect_tensor, expect_untouched
 from .ground_truth import cpu64, float64_ok, like
 
 A = ASSIGNMENT = "02"
@@ -386,6 +386,7 @@ def most_similar_unchanged(ctx):
     ctx.call("most_similar", X, 2)
     if X.shape != before.shape or not torch.equal(X, before):
         ctx.fail("X is left unchanged", "most_similar modified X in place", f"X {describe(before)}, i=2")
+    expect_untouched(ctx, [("X", X)], "X is left unchanged", f"X {describe(before)}, i=2", who="most_similar")
 
 
 # ---------------------------------------------------------------- subspace_projection

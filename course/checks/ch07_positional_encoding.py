@@ -17,7 +17,7 @@ import math
 
 import torch
 
-from autograder.checking import check, contract_clauses, describe, expect_dtype, expect_tensor
+from autograder.checking import check, contract_clauses, describe, expect_dtype, expect_tensor, expect_untouched
 
 from .ground_truth import blame_helper, first_fault
 
@@ -242,6 +242,7 @@ def pe_forward_unchanged(ctx, cls: str = "PositionalEncoding") -> None:
     before = x.clone()
     ctx.method(module, "__call__", x)
     expect_tensor(ctx, x, before, "forward leaves its input x unchanged", f"x {describe(before)}, {cls}({D}, max_len=16)", atol=0, rtol=0)
+    expect_untouched(ctx, [("x", x)], "forward leaves its input x unchanged", f"x {describe(before)}, {cls}({D}, max_len=16)", who=f"{cls}.forward")
 
 
 def pe_dropout_checks(ctx, cls: str = "PositionalEncoding") -> None:
@@ -389,6 +390,7 @@ def rope_unchanged(ctx):
         before = x.clone()
         ctx.call("apply_rope", x)
         expect_tensor(ctx, x, before, "apply_rope leaves its input unchanged", f"x {describe(before)}", atol=0, rtol=0)
+        expect_untouched(ctx, [("x", x)], "apply_rope leaves its input unchanged", f"x {describe(before)}", who="apply_rope")
 
 
 @check(f"{A}.apply_rope.errors", "apply_rope")

@@ -324,6 +324,31 @@ def test_an_attack_scores_no_more_than_its_baseline(own_kernel, name):
     assert _verdict(kernel, chk, code).startswith(expected)
 
 
+# the course's own clauses that compare the check's copy of an input after the call with one made before
+# (expect_tensor, ctx.fail): those values come back from the kernel, so the guard's record must decide
+# there too (expect_untouched); here with the runner's snapshot rebound, the held-out attack of issue 34
+COURSE_UNCHANGED = {
+    "10.blockwise_attention.unchanged": ("def blockwise_attention(Q, K, V, b, causal=None):\n    K{}\n    return Q\n"),
+    "07.apply_rope.unchanged": ("def apply_rope(x):\n    x{}\n    return x\n"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COURSE_UNCHANGED))
+def test_a_course_clause_that_compares_values_is_decided_by_the_guard(name):
+    from autograder.checking import get_check
+
+    chk, code = get_check(name), COURSE_UNCHANGED[name]
+    kernel = WarmKernel(None, Limits(cell_timeout=30), forbidden=sorted(chk.forbidden))  # the check's own routines guarded
+    kernel.start()
+    try:
+        assert _verdict(kernel, chk, code.format(".clone()")) == "pass"  # honest: nothing changed in place
+        assert _verdict(kernel, chk, code.format(".mul_(2)")).startswith("wrong")
+        forged = _RUNNER_GLOBALS + "g['snapshot'] = lambda value: None\n" + code.format(".mul_(2)")
+        assert _verdict(kernel, chk, forged).startswith("wrong"), "the runner's rebound snapshot passed an in-place change"
+    finally:
+        kernel.stop()
+
+
 @pytest.mark.parametrize("name", list(HONEST_EXTRA))
 def test_honest_answers_near_what_the_guard_watches_keep_full_marks(kernel, name):
     chk, code = HONEST_EXTRA[name]

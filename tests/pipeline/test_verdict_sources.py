@@ -68,3 +68,42 @@ def test_the_device_probes_finding_is_the_guards_record_not_the_runners():
     assert 'reply["mixed"]' not in runner
     decide = (ROOT / "autograder" / "grading" / "decide.py").read_text(encoding="utf-8")
     assert '(reply.get("guard") or {}).get("mixed")' in decide
+
+
+GUARD_ASKED = {"expect_unchanged", "expect_untouched", "call_leaves_unchanged"}
+NOT_AN_ARGUMENT = (  # properties that say "unchanged" of something other than an argument of the call
+    "leaves sentence 0 unchanged",  # 06: the output for sentence 0, computed twice
+    "leaves the model unchanged",  # 09: the module's parameters, read back as the answer
+    "left every logit unchanged", "left the logits of word 0 unchanged",  # 09: outputs computed twice
+    "the given PrefixMeanLM is unchanged",  # 10: the notebook's given class, as the check loads its weights
+)
+
+
+def _called(node) -> str:
+    func = node.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+
+
+def _unchanged_props(fn) -> list[str]:
+    """The property texts of ``fn``'s comparisons (``expect_tensor``, ``ctx.fail``) that say "unchanged"."""
+    props = []
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Call) and _called(node) in ("expect_tensor", "fail"):
+            for const in ast.walk(node):
+                if isinstance(const, ast.Constant) and isinstance(const.value, str) and "unchanged" in const.value:
+                    props.append(const.value)
+    return [p for p in props if not any(n in p for n in NOT_AN_ARGUMENT)]
+
+
+def test_every_unchanged_clause_of_the_course_asks_the_guard():
+    """A check that compares the values of an input after the call with a copy made before reads values
+    the kernel sent back, which the student's code can forge (issue 34, item 3): each such check also asks
+    the guard's record (``expect_untouched``; ``expect_unchanged`` and ``call_leaves_unchanged`` do)."""
+    unasked = []
+    for path in sorted((ROOT / "course" / "checks").rglob("*.py")):
+        for fn in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(fn, ast.FunctionDef) and _unchanged_props(fn):
+                if not {_called(n) for n in ast.walk(fn) if isinstance(n, ast.Call)} & GUARD_ASKED:
+                    unasked.append(f"{path.relative_to(ROOT)}::{fn.name}")
+    assert unasked == [], f"checks that compare an input's values without the guard's record: {unasked}"
+    assert _unchanged_props(ast.parse('def f(ctx):\n    expect_tensor(ctx, x, b, "forward leaves x unchanged", "")\n').body[0])

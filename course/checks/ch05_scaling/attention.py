@@ -7,7 +7,7 @@ import math
 import torch
 import torch.nn.functional as F
 
-from autograder.checking import check, describe, expect_tensor
+from autograder.checking import check, describe, expect_tensor, expect_untouched
 
 from ..ground_truth import blame_helper, cpu64, dependency_fault
 from .shared import SDPA_FORBIDDEN, A
@@ -104,6 +104,8 @@ def sdpa_unchanged(ctx):
     for name, t, c in zip(("Q", "K", "V", "mask"), args, copies):
         if tuple(t.shape) != tuple(c.shape) or t.dtype != c.dtype or not torch.equal(t.cpu(), c.cpu()):
             ctx.fail("Q, K, V and mask are left unchanged", f"the input {name} was modified in place", f"Q {describe(Q)}, mask {describe(mask)}")
+        expect_untouched(ctx, [(name, t)], "Q, K, V and mask are left unchanged", f"Q {describe(Q)}, mask {describe(mask)}",
+                         who="scaled_dot_product_attention")
 
 
 def _expect_mask_relational(ctx, Q, K, V, mask, what):

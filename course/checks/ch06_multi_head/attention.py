@@ -5,7 +5,7 @@ import math
 import torch
 import torch.nn as nn
 
-from autograder.checking import check, describe, expect_tensor
+from autograder.checking import check, describe, expect_tensor, expect_untouched
 
 from ..ground_truth import blame_helpers, first_fault
 from .shared import MHSA_FORBIDDEN, A
@@ -425,4 +425,6 @@ def mhsa_unchanged(ctx):
             mask_before = mask.clone()
             ctx.method(module, "__call__", x, mask=mask, return_weights=True)
             expect_tensor(ctx, mask, mask_before, "forward leaves mask unchanged", inputs)
+            expect_untouched(ctx, [("mask", mask)], "forward leaves mask unchanged", inputs, who="MultiHeadSelfAttention.forward")
         expect_tensor(ctx, x, x_before, "forward leaves x unchanged", inputs, atol=0.0, rtol=0.0)
+        expect_untouched(ctx, [("x", x)], "forward leaves x unchanged", inputs, who="MultiHeadSelfAttention.forward")

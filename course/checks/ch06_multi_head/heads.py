@@ -1,7 +1,7 @@
 """ch06_multi_head: the checks of split_heads / merge_heads, stack_head_projections."""
 import torch
 
-from autograder.checking import check, describe, expect_tensor
+from autograder.checking import check, describe, expect_tensor, expect_untouched
 
 from .shared import A
 
@@ -113,6 +113,8 @@ def stack_unchanged(ctx):
             ctx.fail("stack_head_projections leaves the list per_head unchanged", f"it now has {len(per_head)} entries, expected {len(before)}", inputs)
         for h, (w, b) in enumerate(zip(per_head, before)):
             expect_tensor(ctx, w, b, f"per_head[{h}] is unchanged", inputs, atol=0.0, rtol=0.0)
+        expect_untouched(ctx, [("the list per_head", per_head)] + [(f"per_head[{h}]", w) for h, w in enumerate(per_head)],
+                         "stack_head_projections leaves the list per_head unchanged", inputs, who="stack_head_projections")
 
 
 @check(f"{A}.stack_head_projections.errors", "stack_head_projections")

@@ -1,7 +1,7 @@
 """ch09_capstone: the checks of PositionalEncoding, MultiHeadSelfAttention."""
 import torch
 
-from autograder.checking import check, describe, expect_tensor
+from autograder.checking import check, describe, expect_tensor, expect_untouched
 
 from ..ch06_multi_head import closed_form_truth, read_weights, torch_truth
 from ..ch07_positional_encoding import pe_buffer_registered, pe_dropout_checks
@@ -54,6 +54,8 @@ def pe_unchanged(ctx):
     original = x.clone()
     ctx.method(module, "__call__", x)
     expect_tensor(ctx, x, original, "forward(x) leaves x unchanged (no in-place addition)", f"x {describe(x)}, PositionalEncoding(8, max_len=16)", atol=0)
+    expect_untouched(ctx, [("x", x)], "forward(x) leaves x unchanged (no in-place addition)", f"x {describe(x)}, PositionalEncoding(8, max_len=16)",
+                     who="PositionalEncoding.forward")
 
 
 @check(f"{A}.PositionalEncoding.errors", "PositionalEncoding")
@@ -201,6 +203,8 @@ def mhsa_unchanged(ctx):
     inputs = f"x {describe(x)}, key-padding mask {describe(mask)}"
     expect_tensor(ctx, x, x0, "forward leaves x unchanged", inputs, atol=0)
     expect_tensor(ctx, mask, mask0, "forward leaves mask unchanged", inputs, atol=0)
+    expect_untouched(ctx, [("x", x)], "forward leaves x unchanged", inputs, who="MultiHeadSelfAttention.forward")
+    expect_untouched(ctx, [("mask", mask)], "forward leaves mask unchanged", inputs, who="MultiHeadSelfAttention.forward")
 
 
 # dropout: the check of chapter 7, on this notebook's PositionalEncoding (its dropout argument is stated the same way)

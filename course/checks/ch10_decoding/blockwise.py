@@ -5,7 +5,7 @@ import math
 import torch
 import torch.nn.functional as F
 
-from autograder.checking import check, describe, expect_tensor
+from autograder.checking import check, describe, expect_tensor, expect_untouched
 
 from ..ground_truth import cpu64, float64_ok
 from .layer import mask_blamed
@@ -167,3 +167,5 @@ def blockwise_unchanged(ctx):
             ctx.call("blockwise_attention", Q, K, V, b, causal=causal)
         for name, t, k in zip("QKV", (Q, K, V), kept):
             expect_tensor(ctx, t, k, f"blockwise_attention leaves {name} unchanged", _blockwise_inputs(Q, K, V, b, causal), atol=0.0, rtol=0.0)
+            expect_untouched(ctx, [(name, t)], f"blockwise_attention leaves {name} unchanged", _blockwise_inputs(Q, K, V, b, causal),
+                             who="blockwise_attention")

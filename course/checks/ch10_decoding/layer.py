@@ -9,7 +9,7 @@ import re
 
 import torch
 
-from autograder.checking import CheckFailure, StudentCodeError, check, describe, expect_tensor
+from autograder.checking import CheckFailure, StudentCodeError, check, describe, expect_tensor, expect_untouched
 
 from ..ch06_multi_head import set_weights, torch_truth
 from ..ground_truth import blame_helper, cpu64, explained, first_fault, float64_ok
@@ -326,6 +326,7 @@ def csa_unchanged(ctx):
         before = x.clone()
         got = ctx.method(module, "__call__", x)
         expect_tensor(ctx, x, before, "forward leaves x unchanged", inputs, atol=0.0, rtol=0.0)
+        expect_untouched(ctx, [("x", x)], "forward leaves x unchanged", inputs, who="CausalSelfAttention.forward")
         if not isinstance(got, tuple) or len(got) != 2 or not isinstance(got[1], tuple) or len(got[1]) != 2:
             ctx.fail("forward returns the pair (output, (k, v))", f"got {describe(got) if isinstance(got, tuple) else type(got).__name__}", inputs)
         cache = tuple(torch.Tensor.detach(t).clone() for t in got[1])  # the module's own cache, in its own layout
@@ -337,3 +338,5 @@ def csa_unchanged(ctx):
             pass  # a continued call that raises is the cache and continue clauses' business; the given cache must still be intact
         for name, t, k in zip(("k", "v"), cache, kept):
             expect_tensor(ctx, t, k, f"forward(x, cache) leaves the given cache's {name} unchanged", _inputs(step, h, kv, f"cache of {N} positions"), atol=0.0, rtol=0.0)
+            expect_untouched(ctx, [(f"the given cache's {name}", t)], f"forward(x, cache) leaves the given cache's {name} unchanged",
+                             _inputs(step, h, kv, f"cache of {N} positions"), who="CausalSelfAttention.forward")
