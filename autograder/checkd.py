@@ -12,7 +12,7 @@ without a request or after ``SERVE`` notebooks.
 The socket lives in a folder only its user can enter (mode 0700, owner and mode checked before
 each use), so no other user can ask it anything; a ``check`` that finds no checker, or one that
 stops answering, grades the notebook itself as before. ``AUTOGRADER_CHECK_DAEMON=0`` turns the
-checker off. ``python -m autograder check --stop-warm`` stops it.
+checker off. ``python -m autograder check-warm --stop`` stops it.
 """
 from __future__ import annotations
 
@@ -135,8 +135,8 @@ def serve(idle: float = IDLE, most: int = SERVE) -> int:
     os.chmod(address, 0o600)
     server.listen(8)
     server.settimeout(idle)
-    _warm_up()
     try:
+        _warm_up()
         for _ in range(most):
             try:
                 conn, _peer = server.accept()
@@ -144,6 +144,7 @@ def serve(idle: float = IDLE, most: int = SERVE) -> int:
                 break
             with conn:
                 request = _read_request(conn)
+                conn.settimeout(60)  # the answer: a client that stops reading is not waited for
                 if request.get("stop"):
                     conn.sendall(json.dumps({"code": 0, "out": "", "err": ""}).encode())
                     break
